@@ -1,0 +1,20 @@
+// Identifiers shared by every module: states of the explored graph and actions of a model.
+#pragma once
+
+#include <cstdint>
+
+namespace prowl {
+
+using StateId = std::uint32_t;
+using ActionId = std::uint32_t;
+inline constexpr StateId kNoState = 0xffffffffu;
+inline constexpr ActionId kNoAction = 0xffffffffu;
+
+// One (state, action) pair of the exploration: run `action` from `state`.
+struct Pair {
+  StateId state = kNoState;
+  ActionId action = kNoAction;
+  friend bool operator==(const Pair&, const Pair&) = default;
+};
+
+}  // namespace prowl

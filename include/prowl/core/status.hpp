@@ -1,0 +1,83 @@
+// Status and Result<T>: how prowl returns failures the environment causes (a bad model, a
+// database that is down). Findings about the system under test are never a Status; programming
+// errors throw through PROWL_CHECK. Value types, not thread-safe to share while mutating.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace prowl {
+
+enum class StatusCode {
+  kOk = 0,
+  kInvalid,      // bad usage, model or input file: exit code 2
+  kEnvironment,  // database unreachable, service would not start: exit code 3
+  kInternal,
+};
+
+class Status {
+ public:
+  Status() = default;
+  static Status ok() { return {}; }
+  static Status invalid(std::string message) { return {StatusCode::kInvalid, std::move(message)}; }
+  static Status environment(std::string message) {
+    return {StatusCode::kEnvironment, std::move(message)};
+  }
+  static Status internal(std::string message) {
+    return {StatusCode::kInternal, std::move(message)};
+  }
+
+  bool is_ok() const { return code_ == StatusCode::kOk; }
+  explicit operator bool() const { return is_ok(); }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+  // The process exit code that belongs to this status: 0, 2 or 3.
+  int exit_code() const;
+
+ private:
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+// Either a value or a failed Status.
+template <class T>
+class Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(Status status) : v_(std::move(status)) {}  // NOLINT
+  bool is_ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return is_ok(); }
+  T& value() & { return std::get<0>(v_); }
+  const T& value() const& { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  Status status() const { return is_ok() ? Status::ok() : std::get<1>(v_); }
+
+ private:
+  std::variant<T, Status> v_;
+};
+
+// Thrown for programming errors (a broken precondition of prowl's API). Only main() turns it into
+// an exit code.
+class LogicError : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+namespace detail {
+[[noreturn]] void check_failed(const char* expr, const std::string& message, const char* file,
+                               int line);
+}  // namespace detail
+
+}  // namespace prowl
+
+#define PROWL_CHECK(cond, message)                                                  \
+  do {                                                                              \
+    if (!(cond)) ::prowl::detail::check_failed(#cond, (message), __FILE__, __LINE__); \
+  } while (false)

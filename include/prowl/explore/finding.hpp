@@ -1,0 +1,40 @@
+// Findings: what the exploration reports about the system under test, as plain data. A finding
+// carries the steps that reproduce it from the initial state, each with its seed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "prowl/core/severity.hpp"
+
+namespace prowl {
+
+enum class FindingKind {
+  kInvariant,       // an invariant failed
+  kActionError,     // an action threw or returned an error
+  kNondeterminism,  // replaying a path did not reach the same state
+};
+std::string_view to_string(FindingKind kind);
+
+struct TraceStep {
+  std::string action;
+  std::uint64_t seed = 0;
+  std::string outcome;  // "ok", "rejected" or "error"
+  std::string detail;
+};
+
+struct Finding {
+  FindingKind kind = FindingKind::kInvariant;
+  std::string name;    // invariant name, or the failing action's name
+  std::string action;  // the last step's action ("" when the initial state fails)
+  Severity severity = Severity::kHigh;
+  std::string message;
+  std::vector<TraceStep> steps;  // from the initial state; the last one fails
+  bool confirmed = false;        // a replay from the initial state reproduced it
+  std::size_t shrunk_from = 0;   // steps before shrinking (0: not shrunk)
+  std::string state;             // description of the failing state, when systems describe it
+};
+
+}  // namespace prowl

@@ -1,0 +1,93 @@
+// Graph: the explored state graph. Per state: its fingerprint, the parent edge on the shortest
+// known path from the initial state, its depth on that path, and the set of its enabled actions
+// not yet explored. Transitions are counted; their edges are kept only when asked (DOT/HTML
+// reports). Fingerprint lookup is an open-addressing table of 8-byte slots (state id and a
+// 32-bit tag), so a state costs about 50 bytes with up to 64 actions.
+// Strategies read a Graph; only the Explorer writes it. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "prowl/core/chunked_vector.hpp"
+#include "prowl/core/fingerprint.hpp"
+#include "prowl/core/ids.hpp"
+#include "prowl/world/state_tree.hpp"
+
+namespace prowl {
+
+struct Edge {
+  StateId from;
+  ActionId action;
+  StateId to;
+};
+
+class Graph final : public StateTree {
+ public:
+  explicit Graph(std::size_t num_actions);
+
+  std::size_t num_actions() const { return num_actions_; }
+  std::size_t num_states() const { return fps_.size(); }
+  std::uint64_t num_transitions() const { return transitions_; }
+  StateId initial() const { return 0; }
+
+  // Adds the state with this fingerprint, reached from parent by action (kNoState and kNoAction
+  // for the initial state), unless it is known. A known state whose new path is shorter takes the
+  // new parent. Returns the state's id and whether it is new.
+  std::pair<StateId, bool> add(const Fingerprint& fp, StateId parent, ActionId action);
+  // The state with this fingerprint, or kNoState.
+  StateId find(const Fingerprint& fp) const;
+  // Hints the CPU to load the table slot of fp.
+  void prefetch(const Fingerprint& fp) const {
+    __builtin_prefetch(&slots_[fp.lo & mask_]);
+  }
+
+  // Counts one executed transition and, when edges are recorded, keeps it.
+  void add_transition(StateId from, ActionId action, StateId to);
+  void record_edges(bool on) { record_edges_ = on; }
+  const std::vector<Edge>& edges() const { return edges_; }
+
+  const Fingerprint& fingerprint(StateId s) const { return fps_[s]; }
+  StateId parent(StateId s) const override { return parents_[s]; }
+  ActionId parent_action(StateId s) const override { return actions_[s]; }
+  std::uint32_t depth(StateId s) const override { return depths_[s]; }
+  // The edges of the shortest known path from the initial state to s.
+  std::vector<Pair> path_to(StateId s) const;
+
+  // Enabled actions not yet explored.
+  void set_enabled(StateId s, std::span<const ActionId> actions);
+  bool is_unexplored(StateId s, ActionId a) const {
+    return (masks_[s * words_ + (a >> 6)] >> (a & 63)) & 1;
+  }
+  void mark_explored(StateId s, ActionId a);
+  bool has_unexplored(StateId s) const;
+  // The smallest unexplored action of s that is >= from, or kNoAction.
+  ActionId next_unexplored(StateId s, ActionId from = 0) const;
+  // Unexplored pairs over all states.
+  std::uint64_t unexplored_pairs() const { return unexplored_; }
+
+  // Bytes held by the graph's tables.
+  std::size_t memory_bytes() const;
+
+ private:
+  void grow();
+  std::size_t slot_of(const Fingerprint& fp) const;
+
+  std::size_t num_actions_;
+  std::size_t words_;
+  detail::ChunkedVector<Fingerprint> fps_;
+  detail::ChunkedVector<StateId> parents_;
+  detail::ChunkedVector<ActionId> actions_;
+  detail::ChunkedVector<std::uint32_t> depths_;
+  detail::ChunkedVector<std::uint64_t> masks_;
+  std::vector<std::uint64_t> slots_;  // 0 empty; else (tag << 32) | (id + 1)
+  std::size_t mask_;
+  std::uint64_t transitions_ = 0;
+  std::uint64_t unexplored_ = 0;
+  bool record_edges_ = false;
+  std::vector<Edge> edges_;
+};
+
+}  // namespace prowl

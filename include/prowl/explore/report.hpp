@@ -1,0 +1,49 @@
+// RunReport: everything one exploration produced, as plain data. Every report format (console,
+// JSON, ...) is rendered from it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "prowl/explore/finding.hpp"
+#include "prowl/explore/options.hpp"
+#include "prowl/world/world.hpp"
+
+namespace prowl {
+
+struct Stats {
+  std::uint64_t states = 0;
+  std::uint64_t transitions = 0;     // executed pairs that reached a state
+  std::uint64_t steps = 0;           // executed pairs, including failed ones
+  std::uint64_t replayed_actions = 0;
+  std::uint64_t restores = 0;
+  std::uint32_t max_depth = 0;
+  double seconds = 0;
+  std::size_t graph_bytes = 0;
+};
+
+struct ActionCoverage {
+  std::string name;
+  std::uint64_t enabled = 0;   // states in which the action was enabled
+  std::uint64_t executed = 0;  // times it ran
+  std::uint64_t ok = 0;
+  std::uint64_t rejected = 0;
+  std::uint64_t errors = 0;
+};
+
+struct RunReport {
+  std::string model;
+  std::string strategy;
+  std::uint64_t seed = 0;
+  RestoreMode restore_mode = RestoreMode::kSnapshot;
+  Termination termination = Termination::kExhausted;
+  Stats stats;
+  std::vector<Finding> findings;
+  std::vector<ActionCoverage> coverage;
+  std::vector<std::string> warnings;
+
+  double action_coverage() const;  // fraction of actions executed at least once
+};
+
+}  // namespace prowl

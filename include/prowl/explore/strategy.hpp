@@ -1,0 +1,40 @@
+// Strategy: decides which (state, action) pair the explorer runs next. A strategy sees the Graph
+// read-only and never touches systems. The explorer calls notify() once for every new state with
+// its enabled actions (all unexplored), pick() for the next pair, and observe() with what came of
+// it. Every pick must be O(1) or O(log n) amortized in the number of states and pairs.
+// Strategies are driven from one thread.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "prowl/core/ids.hpp"
+#include "prowl/explore/graph.hpp"
+
+namespace prowl {
+
+// What happened when a picked pair ran.
+struct StepResult {
+  Pair pair;
+  StateId target = kNoState;  // kNoState when the action failed or was skipped
+  bool new_state = false;
+  bool violation = false;  // a finding (invariant or action error) on this step
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual std::string_view name() const = 0;
+
+  // A newly discovered state; `enabled` lists its enabled actions in increasing order, which are
+  // also its unexplored actions in the graph.
+  virtual void notify(const Graph& graph, StateId state, std::span<const ActionId> enabled) = 0;
+  // The next pair to run, unexplored in the graph, or nullopt when there is nothing left.
+  virtual std::optional<Pair> pick(const Graph& graph) = 0;
+  // Feedback on the pair just run (rewards for MCTS, counts for coverage).
+  virtual void observe(const Graph& /*graph*/, const StepResult& /*result*/) {}
+};
+
+}  // namespace prowl

@@ -1,0 +1,121 @@
+// MemorySystem<T>: an in-process C++ object as a System. Snapshots are copies of the value, so it
+// has every capability and they are cheap. T must be copyable. The observation is T's bytes when T
+// has unique object representations (no padding, no pointers to follow), an ADL function
+// `void prowl_observe(const T&, prowl::Hasher&)` when one exists, or the function given.
+// Not thread-safe.
+#pragma once
+
+#include <functional>
+#include <type_traits>
+#include <vector>
+
+#include "prowl/world/system.hpp"
+
+namespace prowl {
+
+template <class T>
+concept HasProwlObserve = requires(const T& v, Hasher& h) { prowl_observe(v, h); };
+
+template <class T>
+concept DefaultObservable = HasProwlObserve<T> || std::has_unique_object_representations_v<T>;
+
+template <class T>
+void observe_value(const T& value, Hasher& hasher) {
+  if constexpr (HasProwlObserve<T>) {
+    prowl_observe(value, hasher);
+  } else {
+    static_assert(std::has_unique_object_representations_v<T>,
+                  "prowl cannot hash this type's bytes (padding or non-trivial members): define "
+                  "void prowl_observe(const T&, prowl::Hasher&) or pass an observe function");
+    hasher.add_bytes(&value, sizeof(T));
+  }
+}
+
+template <class T>
+class MemorySystem final : public System {
+ public:
+  using ObserveFn = std::function<void(const T&, Hasher&)>;
+  using DescribeFn = std::function<std::string(const T&)>;
+
+  MemorySystem(std::string name, T initial, ObserveFn observe = {}, DescribeFn describe = {})
+      : System(std::move(name)),
+        initial_(initial),
+        value_(std::move(initial)),
+        observe_(std::move(observe)),
+        describe_(std::move(describe)) {
+    if (!observe_) {
+      if constexpr (DefaultObservable<T>) {
+        observe_ = [](const T& v, Hasher& h) { observe_value(v, h); };
+      }
+    }
+    PROWL_CHECK(static_cast<bool>(observe_),
+                "MemorySystem '" + this->name() + "' needs an observe function for its type");
+  }
+
+  T& value() { return value_; }
+  const T& value() const { return value_; }
+
+  Capabilities capabilities() const override { return {true, true, true, true}; }
+  Status observe(Hasher& hasher) const override {
+    observe_(value_, hasher);
+    return Status::ok();
+  }
+  std::string describe() const override { return describe_ ? describe_(value_) : std::string(); }
+
+  Status begin() override {
+    initial_ = value_;
+    stack_.assign(1, value_);
+    return Status::ok();
+  }
+  Status end() override {
+    value_ = initial_;
+    stack_.clear();
+    arena_.clear();
+    free_.clear();
+    return Status::ok();
+  }
+
+  Result<SnapshotHandle> save() override {
+    if (!free_.empty()) {
+      SnapshotHandle h = free_.back();
+      free_.pop_back();
+      arena_[h] = value_;
+      return h;
+    }
+    arena_.push_back(value_);
+    return static_cast<SnapshotHandle>(arena_.size() - 1);
+  }
+  Status restore(SnapshotHandle handle) override {
+    value_ = arena_[handle];
+    return Status::ok();
+  }
+  void release(SnapshotHandle handle) override { free_.push_back(handle); }
+
+  Status push() override {
+    stack_.push_back(value_);
+    return Status::ok();
+  }
+  Status rollback(std::size_t depth) override {
+    PROWL_CHECK(depth < stack_.size(), "rollback past the savepoint stack");
+    value_ = stack_[depth];
+    stack_.resize(depth + 1);
+    return Status::ok();
+  }
+  Status reset() override {
+    value_ = initial_;
+    return Status::ok();
+  }
+
+  std::size_t live_snapshots() const { return arena_.size() - free_.size(); }
+
+ private:
+  T initial_;
+  T value_;
+  ObserveFn observe_;
+  DescribeFn describe_;
+  std::vector<T> arena_;
+  std::vector<SnapshotHandle> free_;
+  std::vector<T> stack_;
+};
+
+}  // namespace prowl

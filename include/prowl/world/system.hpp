@@ -1,0 +1,63 @@
+// System: one part of the world under test that prowl can observe and bring back to an earlier
+// state (an in-process object, a database, a service process). Each system declares what it can
+// do; the World and the RestorePlanner make every strategy work with whatever is declared.
+// A System is driven from one thread, and only while the code under test is idle.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "prowl/core/fingerprint.hpp"
+#include "prowl/core/status.hpp"
+
+namespace prowl {
+
+struct Capabilities {
+  bool snapshot = false;  // save the whole state, restore any saved copy later, in any order
+  bool stack = false;     // savepoints: only the current savepoint or an ancestor can be restored
+  bool reset = false;     // only back to the state at begin()
+  bool cheap = false;     // save/restore cost about as much as a memcpy of a small object
+};
+
+using SnapshotHandle = std::uint32_t;
+
+class System {
+ public:
+  explicit System(std::string name) : name_(std::move(name)) {}
+  virtual ~System() = default;
+  System(const System&) = delete;
+  System& operator=(const System&) = delete;
+
+  const std::string& name() const { return name_; }
+  virtual Capabilities capabilities() const = 0;
+
+  // Adds what this system observes now (its full content, not a summary) to the fingerprint.
+  virtual Status observe(Hasher& hasher) const = 0;
+  // A human-readable rendering of the current state for reports; empty if not supported.
+  virtual std::string describe() const { return {}; }
+
+  // Called once before exploration: the current state becomes the initial state (savepoint 0).
+  virtual Status begin() { return Status::ok(); }
+  // Called once at the end: returns the system to the initial state and releases what it holds.
+  virtual Status end() { return Status::ok(); }
+
+  // snapshot capability.
+  virtual Result<SnapshotHandle> save();
+  virtual Status restore(SnapshotHandle handle);
+  virtual void release(SnapshotHandle handle);
+
+  // stack capability. Savepoint 0 is the state at begin(); push() adds savepoint depth+1 holding
+  // the current state; rollback(d) brings the state back to savepoint d and drops those above it.
+  virtual Status push();
+  virtual Status rollback(std::size_t depth);
+
+  // reset capability: back to the state at begin().
+  virtual Status reset();
+
+ private:
+  std::string name_;
+};
+
+}  // namespace prowl

@@ -1,0 +1,97 @@
+// World: the systems under test plus the Context of bindings, seen as one state that can be
+// observed, saved and restored. The World picks its restore mode from the weakest capability of
+// its systems (snapshot > stack > reset) and emulates the weaker operations with the stronger
+// ones, so the RestorePlanner sees one of three uniform modes. The World owns its systems.
+// Driven from one thread.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "prowl/core/context.hpp"
+#include "prowl/core/fingerprint.hpp"
+#include "prowl/core/status.hpp"
+#include "prowl/world/system.hpp"
+
+namespace prowl {
+
+enum class RestoreMode { kSnapshot, kStack, kReset };
+std::string_view to_string(RestoreMode mode);
+
+using WorldSnapshot = std::uint32_t;
+
+class World {
+ public:
+  World() = default;
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  // Adds a system; the World owns it. REQUIRES: before begin(), unique name.
+  System& add(std::unique_ptr<System> system);
+  template <class S, class... Args>
+  S& emplace(Args&&... args) {
+    return static_cast<S&>(add(std::make_unique<S>(std::forward<Args>(args)...)));
+  }
+
+  std::size_t size() const { return systems_.size(); }
+  System& system(std::size_t i) { return *systems_[i]; }
+  const System& system(std::size_t i) const { return *systems_[i]; }
+  System* find(std::string_view name);
+
+  Context& context() { return context_; }
+  const Context& context() const { return context_; }
+
+  RestoreMode mode() const { return mode_; }
+  // True when every system saves and restores at about the cost of a memcpy.
+  bool cheap() const { return cheap_; }
+
+  // Makes the current state (systems and context) the initial state. Call once before exploring.
+  Status begin();
+  // Returns every system to the initial state and releases snapshots and savepoints.
+  Status end();
+
+  // Every system's observation, in the order the systems were added.
+  Status observe(Hasher& hasher) const;
+  // Each system's describe(), one "name: text" line per system that supports it.
+  std::string describe() const;
+
+  // kSnapshot mode only.
+  Result<WorldSnapshot> save();
+  Status restore(WorldSnapshot snapshot);
+  void release(WorldSnapshot snapshot);
+  std::size_t live_snapshots() const { return snap_context_.size() - snap_free_.size(); }
+
+  // kSnapshot and kStack modes. Savepoint 0 is the initial state.
+  Status push();
+  Status rollback(std::size_t depth);
+  std::size_t depth() const { return stack_context_.size() - 1; }
+
+  // Any mode: back to the initial state. Drops savepoints above 0.
+  Status reset();
+
+ private:
+  std::vector<std::unique_ptr<System>> systems_;
+  std::vector<Capabilities> caps_;
+  Context context_;
+  Context initial_context_;
+  RestoreMode mode_ = RestoreMode::kSnapshot;
+  bool cheap_ = true;
+  bool begun_ = false;
+
+  // Snapshot records: context and one handle per system, flattened.
+  std::vector<Context> snap_context_;
+  std::vector<SnapshotHandle> snap_handles_;
+  std::vector<WorldSnapshot> snap_free_;
+
+  // Savepoint stack: context per level; systems without stack capability keep snapshot handles
+  // (one row of size() handles per level above 0).
+  std::vector<Context> stack_context_;
+  std::vector<SnapshotHandle> stack_handles_;
+  // Snapshot handle of each system's initial state, for systems that reset by restoring.
+  std::vector<SnapshotHandle> initial_handles_;
+};
+
+}  // namespace prowl

@@ -1,0 +1,127 @@
+#include "executor.hpp"
+
+#include <algorithm>
+#include <exception>
+
+#include <fmt/format.h>
+
+namespace prowl::detail {
+
+Executor::Executor(const Model& model, World& world) : model_(model), world_(world) {
+  const auto& actions = model.actions();
+  std::vector<int> fact(actions.size(), -1);
+  std::vector<Fact> sat;
+  auto track = [&](ActionId a, Fact limit) {
+    if (fact[a] < 0) {
+      fact[a] = static_cast<int>(sat.size());
+      sat.push_back(limit);
+    } else {
+      sat[fact[a]] = std::max(sat[fact[a]], limit);
+    }
+  };
+  for (ActionId a = 0; a < actions.size(); ++a) {
+    if (actions[a].max_per_path > 0) {
+      track(a, static_cast<Fact>(std::min<std::uint32_t>(actions[a].max_per_path, 0xffff)));
+    }
+    for (const auto& dep : actions[a].after) track(model.find_action(dep), 1);
+  }
+  deps_.resize(actions.size());
+  for (ActionId a = 0; a < actions.size(); ++a) {
+    for (const auto& dep : actions[a].after) deps_[a].push_back(fact[model.find_action(dep)]);
+  }
+  num_facts_ = sat.size();
+  if (num_facts_ > 0) facts_of_ = std::move(fact);
+  saturation_ = std::move(sat);
+  for (const auto& inv : model.invariants()) {
+    has_before_ = has_before_ || inv.before();
+    has_after_ = has_after_ || inv.after();
+  }
+}
+
+bool Executor::enabled(ActionId a, std::span<const Fact> facts,
+                       const std::vector<std::uint32_t>* run_counts) const {
+  const Action& action = model_.actions()[a];
+  if (run_counts && action.max_per_run > 0 && (*run_counts)[a] >= action.max_per_run) return false;
+  if (!facts_of_.empty()) {
+    for (int f : deps_[a]) {
+      if (facts[f] == 0) return false;
+    }
+    if (action.max_per_path > 0 && facts[facts_of_[a]] >= action.max_per_path) return false;
+  }
+  const Context& ctx = world_.context();
+  for (const auto& key : action.requires_keys) {
+    if (!ctx.has(key)) return false;
+  }
+  for (const auto& pre : action.preconditions) {
+    if (!pre(world_, ctx)) return false;
+  }
+  return true;
+}
+
+std::string Executor::why_disabled(ActionId a, std::span<const Fact> facts) const {
+  const Action& action = model_.actions()[a];
+  if (!facts_of_.empty()) {
+    for (std::size_t i = 0; i < deps_[a].size(); ++i) {
+      if (facts[deps_[a][i]] == 0) {
+        return fmt::format("'{}' has not run on this path (after:)", action.after[i]);
+      }
+    }
+    if (action.max_per_path > 0 && facts[facts_of_[a]] >= action.max_per_path) {
+      return fmt::format("it already ran {} times on this path (max_per_path)",
+                         action.max_per_path);
+    }
+  }
+  for (const auto& key : action.requires_keys) {
+    if (!world_.context().has(key)) return fmt::format("context key '{}' is not set", key);
+  }
+  return "a precondition does not hold";
+}
+
+void Executor::enabled_actions(std::span<const Fact> facts,
+                               const std::vector<std::uint32_t>* run_counts,
+                               std::vector<ActionId>& out) const {
+  out.clear();
+  const auto n = static_cast<ActionId>(model_.actions().size());
+  for (ActionId a = 0; a < n; ++a) {
+    if (enabled(a, facts, run_counts)) out.push_back(a);
+  }
+}
+
+void Executor::advance(std::span<const Fact> from, ActionId a, std::span<Fact> to) const {
+  std::copy(from.begin(), from.end(), to.begin());
+  if (facts_of_.empty()) return;
+  const int f = facts_of_[a];
+  if (f >= 0 && to[f] < saturation_[f]) ++to[f];
+}
+
+Outcome Executor::run(ActionId a, std::uint64_t seed) {
+  Rng rng(seed);
+  Step step{world_, world_.context(), rng};
+  try {
+    return model_.actions()[a].run(step);
+  } catch (const std::exception& e) {
+    return Outcome::error(e.what());
+  } catch (...) {
+    return Outcome::error("unknown exception");
+  }
+}
+
+Result<Fingerprint> Executor::fingerprint(std::span<const Fact> facts) const {
+  Hasher h;
+  if (Status st = world_.observe(h); !st) return st;
+  if (!model_.state_keys().empty()) world_.context().observe(model_.state_keys(), h);
+  if (!facts.empty()) h.add_bytes(facts.data(), facts.size_bytes());
+  return h.finish();
+}
+
+Check Executor::safe_check(std::size_t i) const {
+  try {
+    return model_.invariants()[i].check(world_, world_.context());
+  } catch (const std::exception& e) {
+    return Check::fail(fmt::format("the check threw: {}", e.what()));
+  } catch (...) {
+    return Check::fail("the check threw an unknown exception");
+  }
+}
+
+}  // namespace prowl::detail

@@ -1,0 +1,375 @@
+#include "prowl/explore/explorer.hpp"
+
+#include <chrono>
+#include <map>
+#include <tuple>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "executor.hpp"
+#include "prowl/explore/replay.hpp"
+#include "prowl/world/restore_planner.hpp"
+
+namespace prowl {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// A finding as first seen: where it happened, not yet turned into steps.
+struct Pending {
+  FindingKind kind;
+  std::size_t index;  // invariant index, or action id for action errors
+  StateId source;     // state the failing step started from (kNoState: the initial state failed)
+  ActionId action;    // the failing step (kNoAction: a state check without a step)
+  StateId at;         // for state checks: the failing state
+  std::string message;
+  std::uint32_t length;
+};
+}  // namespace
+
+struct Explorer::Impl {
+  Impl(const Model& m, Strategy& s, Options o) : model(m), strategy(s), options(std::move(o)) {}
+
+  const Model& model;
+  Strategy& strategy;
+  Options options;
+  std::unique_ptr<World> world;
+  std::unique_ptr<detail::Executor> exec;
+  std::unique_ptr<Graph> graph;
+  std::unique_ptr<RestorePlanner> planner;
+  std::vector<detail::Fact> facts;  // num_facts per state, contiguous
+  std::size_t nf = 0;
+  std::vector<detail::Fact> next_facts;
+  std::vector<std::uint32_t> run_counts;
+  bool any_run_limit = false;
+  std::vector<ActionId> enabled_scratch;
+  std::vector<ActionCoverage> coverage;
+  std::map<std::tuple<int, std::size_t, ActionId>, Pending> pending;
+  std::vector<std::string> warnings;
+  Stats stats;
+  // Per invariant, the states where it fails: a violation is reported for the step that breaks
+  // the invariant, not again for every step taken from a state that already violates it.
+  std::vector<std::unordered_set<StateId>> violating;
+
+  std::span<const detail::Fact> facts_of(StateId s) const {
+    return nf == 0 ? std::span<const detail::Fact>() : std::span(&facts[s * nf], nf);
+  }
+  std::uint64_t step_seed(StateId s, ActionId a) const {
+    const Fingerprint& fp = graph->fingerprint(s);
+    return Rng::derive(options.seed, fp.lo ^ (fp.hi * 0x9e3779b97f4a7c15ULL), a);
+  }
+
+  Status init();
+  Status expand(StateId s);
+  void record(Pending p);
+  Status replay_edge(StateId from, ActionId a, StateId to);
+  Result<RunReport> run();
+  Result<Finding> materialize(const Pending& p);
+};
+
+Explorer::Explorer(const Model& model, Strategy& strategy, Options options)
+    : impl_(std::make_unique<Impl>(model, strategy, std::move(options))) {}
+Explorer::~Explorer() = default;
+
+const Graph& Explorer::graph() const {
+  PROWL_CHECK(impl_->graph != nullptr, "Explorer::graph() before run()");
+  return *impl_->graph;
+}
+
+Result<RunReport> Explorer::run() { return impl_->run(); }
+
+Result<RunReport> explore(const Model& model, Strategy& strategy, Options options) {
+  return Explorer(model, strategy, std::move(options)).run();
+}
+
+Status Explorer::Impl::init() {
+  if (Status st = model.validate(); !st) return st;
+  if (Status st = options.validate(); !st) return st;
+  auto w = model.make_world();
+  if (!w) return w.status();
+  world = std::move(*w);
+  if (Status st = world->begin(); !st) return st;
+  exec = std::make_unique<detail::Executor>(model, *world);
+  nf = exec->num_facts();
+  next_facts.assign(nf, 0);
+  const auto& actions = model.actions();
+  graph = std::make_unique<Graph>(actions.size());
+  graph->record_edges(options.record_edges);
+  run_counts.assign(actions.size(), 0);
+  coverage.resize(actions.size());
+  violating.resize(model.invariants().size());
+  for (std::size_t a = 0; a < actions.size(); ++a) {
+    coverage[a].name = actions[a].name;
+    any_run_limit = any_run_limit || actions[a].max_per_run > 0;
+  }
+  planner = std::make_unique<RestorePlanner>(
+      *world, *graph, [this](StateId f, ActionId a, StateId t) { return replay_edge(f, a, t); });
+  return Status::ok();
+}
+
+Status Explorer::Impl::replay_edge(StateId from, ActionId a, StateId to) {
+  Outcome out = exec->run(a, step_seed(from, a));
+  if (out.kind == Outcome::Kind::kError || out.kind == Outcome::Kind::kSkipped) {
+    return Status::internal(fmt::format("replaying '{}' failed: {}", model.actions()[a].name,
+                                        out.message.empty() ? "skipped" : out.message));
+  }
+  auto fp = exec->fingerprint(facts_of(to));
+  if (!fp) return fp.status();
+  if (!(*fp == graph->fingerprint(to))) {
+    return Status::internal(fmt::format(
+        "replaying '{}' reached a different state than the first time: the system or the action "
+        "is not deterministic",
+        model.actions()[a].name));
+  }
+  return Status::ok();
+}
+
+Status Explorer::Impl::expand(StateId s) {
+  enabled_scratch.clear();
+  if (options.max_depth == 0 || graph->depth(s) < options.max_depth) {
+    exec->enabled_actions(facts_of(s), any_run_limit ? &run_counts : nullptr, enabled_scratch);
+  }
+  graph->set_enabled(s, enabled_scratch);
+  for (ActionId a : enabled_scratch) ++coverage[a].enabled;
+  strategy.notify(*graph, s, enabled_scratch);
+  if (enabled_scratch.empty()) planner->release(s);
+  return Status::ok();
+}
+
+void Explorer::Impl::record(Pending p) {
+  auto key = std::make_tuple(static_cast<int>(p.kind), p.index, p.action);
+  auto it = pending.find(key);
+  if (it == pending.end()) {
+    pending.emplace(key, std::move(p));
+  } else if (p.length < it->second.length) {
+    it->second = std::move(p);
+  }
+}
+
+Result<Finding> Explorer::Impl::materialize(const Pending& p) {
+  Finding f;
+  f.kind = p.kind;
+  f.message = p.message;
+  std::vector<Pair> path;
+  if (p.source != kNoState) {
+    path = graph->path_to(p.source);
+    path.push_back({p.source, p.action});
+  } else if (p.at != kNoState) {
+    path = graph->path_to(p.at);
+  }
+  for (const Pair& e : path) {
+    f.steps.push_back({model.actions()[e.action].name, step_seed(e.state, e.action), "ok", {}});
+  }
+  f.action = f.steps.empty() ? std::string() : f.steps.back().action;
+  if (p.kind == FindingKind::kInvariant) {
+    f.name = model.invariants()[p.index].name;
+    f.severity = model.invariants()[p.index].severity;
+  } else {
+    f.name = model.actions()[p.index].name;
+    f.severity = Severity::kHigh;
+  }
+  if (options.confirm || options.shrink) {
+    auto ok = confirm(model, *world, f);
+    if (!ok) return ok.status();
+    f.confirmed = *ok;
+  }
+  if (options.shrink && f.confirmed) {
+    auto shrunk = shrink(model, *world, f);
+    if (!shrunk) return shrunk.status();
+    if (shrunk->size() < f.steps.size()) {
+      f.shrunk_from = f.steps.size();
+      f.steps = std::move(*shrunk);
+      f.action = f.steps.empty() ? std::string() : f.steps.back().action;
+    }
+  }
+  // One last replay fills in each step's outcome and detail and the failing state.
+  Replayer replayer(model, *world);
+  auto r = replayer.run(f.steps, /*keep_going=*/true);
+  if (!r) return r.status();
+  for (std::size_t i = 0; i < r->executed.size() && i < f.steps.size(); ++i) {
+    f.steps[i].outcome = r->executed[i].outcome;
+    f.steps[i].detail = r->executed[i].detail;
+  }
+  if (const ReplayFailure* failure = r->find(f.kind, f.name, f.steps.size());
+      failure && f.confirmed) {
+    f.message = failure->message;
+  }
+  f.state = world->describe();
+  return f;
+}
+
+Result<RunReport> Explorer::Impl::run() {
+  const auto start = Clock::now();
+  if (Status st = init(); !st) return st;
+  auto root_fp = exec->fingerprint(std::vector<detail::Fact>(nf, 0));
+  if (!root_fp) return root_fp.status();
+  graph->add(*root_fp, kNoState, kNoAction);
+  for (std::size_t i = 0; i < nf; ++i) facts.push_back(0);
+  if (Status st = planner->begin(0); !st) return st;
+  for (bool before : {false, true}) {
+    exec->check(before, [&](std::size_t i, const std::string& msg) {
+      if (violating[i].insert(0).second) {
+        record({FindingKind::kInvariant, i, kNoState, kNoAction, 0, msg, 0});
+      }
+    });
+  }
+  if (Status st = expand(0); !st) return st;
+
+  Termination termination = Termination::kExhausted;
+  auto next_progress = options.progress_interval;
+  std::size_t actions_covered = 0;
+  const std::size_t num_actions = model.actions().size();
+
+  for (;;) {
+    if (options.stop_on_first && !pending.empty()) {
+      termination = Termination::kFirstFinding;
+      break;
+    }
+    if (options.max_steps > 0 && stats.steps >= options.max_steps) {
+      termination = Termination::kMaxSteps;
+      break;
+    }
+    if (options.coverage_target > 0 &&
+        static_cast<double>(actions_covered) >= options.coverage_target * num_actions) {
+      termination = Termination::kCoverageTarget;
+      break;
+    }
+    if ((stats.steps & 255) == 0 && (options.time_limit > 0 || options.on_progress)) {
+      const double t = seconds_since(start);
+      if (options.time_limit > 0 && t >= options.time_limit) {
+        termination = Termination::kTimeLimit;
+        break;
+      }
+      if (options.on_progress && t >= next_progress) {
+        next_progress = t + options.progress_interval;
+        options.on_progress(
+            {graph->num_states(), graph->num_transitions(), stats.steps, pending.size(), t});
+      }
+    }
+
+    std::optional<Pair> pick = strategy.pick(*graph);
+    if (!pick) break;
+    const auto [s, a] = *pick;
+    PROWL_CHECK(s < graph->num_states() && graph->is_unexplored(s, a),
+                fmt::format("strategy '{}' picked a pair that is not unexplored",
+                            strategy.name()));
+    graph->mark_explored(s, a);
+    const Action& action = model.actions()[a];
+    if (action.max_per_run > 0 && run_counts[a] >= action.max_per_run) {
+      if (!graph->has_unexplored(s)) planner->release(s);
+      continue;
+    }
+    if (Status st = planner->go_to(s); !st) {
+      if (st.code() != StatusCode::kInternal) return st;
+      // The path to s did not replay the same way: report it and leave s.
+      Pending p{FindingKind::kNondeterminism, a, s, a, kNoState, st.message(),
+                graph->depth(s) + 1};
+      record(std::move(p));
+      strategy.observe(*graph, {*pick, kNoState, false, true});
+      continue;
+    }
+    ++stats.steps;
+    bool violation = false;
+    if (exec->has_before()) {
+      exec->check(true, [&](std::size_t i, const std::string& msg) {
+        if (violating[i].insert(s).second) {
+          record({FindingKind::kInvariant, i, kNoState, kNoAction, s, msg, graph->depth(s)});
+          violation = true;
+        }
+      });
+    }
+    Outcome out = exec->run(a, step_seed(s, a));
+    ActionCoverage& cov = coverage[a];
+    if (out.kind == Outcome::Kind::kSkipped) {
+      --stats.steps;
+      if (!graph->has_unexplored(s)) planner->release(s);
+      continue;
+    }
+    if (cov.executed++ == 0) ++actions_covered;
+    ++run_counts[a];
+    if (out.kind == Outcome::Kind::kError) {
+      ++cov.errors;
+      record({FindingKind::kActionError, a, s, a, kNoState, out.message, graph->depth(s) + 1});
+      planner->invalidate();
+      strategy.observe(*graph, {*pick, kNoState, false, true});
+      if (!graph->has_unexplored(s)) planner->release(s);
+      continue;
+    }
+    ++(out.kind == Outcome::Kind::kOk ? cov.ok : cov.rejected);
+
+    std::span<const detail::Fact> target_facts;
+    if (nf > 0) {
+      exec->advance(facts_of(s), a, next_facts);
+      target_facts = next_facts;
+    }
+    auto fp = exec->fingerprint(target_facts);
+    if (!fp) return fp.status();
+    const auto [t, is_new] = graph->add(*fp, s, a);
+    graph->add_transition(s, a, t);
+    planner->moved(t);
+    if (is_new) {
+      for (std::size_t i = 0; i < nf; ++i) facts.push_back(next_facts[i]);
+      if (Status st = planner->discovered(t); !st) return st;
+    }
+    if (exec->has_after()) {
+      exec->check(false, [&](std::size_t i, const std::string& msg) {
+        violating[i].insert(t);
+        if (violating[i].count(s)) return;  // broken before this step
+        record({FindingKind::kInvariant, i, s, a, kNoState, msg, graph->depth(s) + 1});
+        violation = true;
+      });
+    }
+    if (is_new) {
+      stats.max_depth = std::max(stats.max_depth, graph->depth(t));
+      if (Status st = expand(t); !st) return st;
+    }
+    strategy.observe(*graph, {*pick, t, is_new, violation});
+    if (!graph->has_unexplored(s)) planner->release(s);
+  }
+
+  RunReport report;
+  report.model = model.name();
+  report.strategy = std::string(strategy.name());
+  report.seed = options.seed;
+  report.restore_mode = world->mode();
+  report.termination = termination;
+  stats.states = graph->num_states();
+  stats.transitions = graph->num_transitions();
+  stats.replayed_actions = planner->replayed();
+  stats.restores = planner->restores();
+  stats.graph_bytes = graph->memory_bytes();
+  for (const auto& [key, p] : pending) {
+    auto f = materialize(p);
+    if (!f) return f.status();
+    if (!f->confirmed && (options.confirm || options.shrink)) {
+      warnings.push_back(fmt::format("finding '{}' did not reproduce when replayed from the "
+                                     "initial state; it is reported unconfirmed",
+                                     f->name));
+    }
+    report.findings.push_back(std::move(*f));
+  }
+  std::stable_sort(report.findings.begin(), report.findings.end(),
+                   [](const Finding& x, const Finding& y) {
+                     if (x.severity != y.severity) return x.severity < y.severity;
+                     return x.steps.size() < y.steps.size();
+                   });
+  for (const auto& c : coverage) {
+    if (c.executed == 0) {
+      warnings.push_back(fmt::format("action '{}' never ran{}", c.name,
+                                     c.enabled == 0 ? " (it was never enabled)" : ""));
+    }
+  }
+  if (Status st = world->end(); !st) return st;
+  stats.seconds = seconds_since(start);
+  report.stats = stats;
+  report.coverage = std::move(coverage);
+  report.warnings = std::move(warnings);
+  return report;
+}
+
+}  // namespace prowl

@@ -1,0 +1,141 @@
+#include "prowl/explore/graph.hpp"
+
+#include <algorithm>
+#include <bit>
+
+#include "prowl/core/status.hpp"
+
+namespace prowl {
+
+namespace {
+constexpr std::size_t kInitialSlots = 1024;
+inline std::uint64_t tag_of(const Fingerprint& fp) { return fp.hi >> 32; }
+}  // namespace
+
+Graph::Graph(std::size_t num_actions)
+    : num_actions_(num_actions),
+      words_(std::max<std::size_t>(1, (num_actions + 63) / 64)),
+      slots_(kInitialSlots, 0),
+      mask_(kInitialSlots - 1) {}
+
+std::size_t Graph::slot_of(const Fingerprint& fp) const {
+  const std::uint64_t tag = tag_of(fp);
+  std::size_t i = fp.lo & mask_;
+  for (;;) {
+    const std::uint64_t slot = slots_[i];
+    if (slot == 0) return i;
+    if ((slot >> 32) == tag && fps_[(slot & 0xffffffffu) - 1] == fp) return i;
+    i = (i + 1) & mask_;
+  }
+}
+
+StateId Graph::find(const Fingerprint& fp) const {
+  const std::uint64_t slot = slots_[slot_of(fp)];
+  return slot == 0 ? kNoState : static_cast<StateId>((slot & 0xffffffffu) - 1);
+}
+
+std::pair<StateId, bool> Graph::add(const Fingerprint& fp, StateId parent, ActionId action) {
+  const std::size_t i = slot_of(fp);
+  const std::uint64_t slot = slots_[i];
+  const std::uint32_t depth = parent == kNoState ? 0 : depths_[parent] + 1;
+  if (slot != 0) {
+    const auto id = static_cast<StateId>((slot & 0xffffffffu) - 1);
+    if (parent != kNoState && depth < depths_[id] && parent != id) {
+      parents_[id] = parent;
+      actions_[id] = action;
+      depths_[id] = depth;
+    }
+    return {id, false};
+  }
+  PROWL_CHECK(fps_.size() < kNoState - 1, "the graph is full (2^32 states)");
+  const auto id = static_cast<StateId>(fps_.size());
+  fps_.push_back(fp);
+  parents_.push_back(parent);
+  actions_.push_back(action);
+  depths_.push_back(depth);
+  for (std::size_t w = 0; w < words_; ++w) masks_.push_back(0);
+  slots_[i] = (tag_of(fp) << 32) | (static_cast<std::uint64_t>(id) + 1);
+  if (fps_.size() * 4 >= slots_.size() * 3) grow();
+  return {id, true};
+}
+
+void Graph::grow() {
+  std::vector<std::uint64_t> old;
+  old.swap(slots_);
+  slots_.assign(old.size() * 2, 0);
+  mask_ = slots_.size() - 1;
+  for (std::uint64_t slot : old) {
+    if (slot == 0) continue;
+    const Fingerprint& fp = fps_[(slot & 0xffffffffu) - 1];
+    std::size_t i = fp.lo & mask_;
+    while (slots_[i] != 0) i = (i + 1) & mask_;
+    slots_[i] = slot;
+  }
+}
+
+void Graph::add_transition(StateId from, ActionId action, StateId to) {
+  ++transitions_;
+  if (record_edges_) edges_.push_back({from, action, to});
+}
+
+std::vector<Pair> Graph::path_to(StateId s) const {
+  std::vector<Pair> path;
+  path.reserve(depths_[s]);
+  while (parents_[s] != kNoState) {
+    path.push_back({parents_[s], actions_[s]});
+    s = parents_[s];
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+void Graph::set_enabled(StateId s, std::span<const ActionId> actions) {
+  const std::size_t base = static_cast<std::size_t>(s) * words_;
+  for (std::size_t w = 0; w < words_; ++w) {
+    unexplored_ -= std::popcount(masks_[base + w]);
+    masks_[base + w] = 0;
+  }
+  for (ActionId a : actions) {
+    std::uint64_t& word = masks_[base + (a >> 6)];
+    const std::uint64_t bit = std::uint64_t{1} << (a & 63);
+    if (!(word & bit)) {
+      word |= bit;
+      ++unexplored_;
+    }
+  }
+}
+
+void Graph::mark_explored(StateId s, ActionId a) {
+  std::uint64_t& word = masks_[static_cast<std::size_t>(s) * words_ + (a >> 6)];
+  const std::uint64_t bit = std::uint64_t{1} << (a & 63);
+  if (word & bit) {
+    word &= ~bit;
+    --unexplored_;
+  }
+}
+
+bool Graph::has_unexplored(StateId s) const {
+  const std::size_t base = static_cast<std::size_t>(s) * words_;
+  for (std::size_t w = 0; w < words_; ++w) {
+    if (masks_[base + w] != 0) return true;
+  }
+  return false;
+}
+
+ActionId Graph::next_unexplored(StateId s, ActionId from) const {
+  const std::size_t base = static_cast<std::size_t>(s) * words_;
+  for (std::size_t w = from >> 6; w < words_; ++w) {
+    std::uint64_t word = masks_[base + w];
+    if (w == (from >> 6)) word &= ~std::uint64_t{0} << (from & 63);
+    if (word != 0) return static_cast<ActionId>(w * 64 + std::countr_zero(word));
+  }
+  return kNoAction;
+}
+
+std::size_t Graph::memory_bytes() const {
+  return fps_.memory_bytes() + parents_.memory_bytes() + actions_.memory_bytes() +
+         depths_.memory_bytes() + masks_.memory_bytes() + slots_.size() * sizeof(std::uint64_t) +
+         edges_.capacity() * sizeof(Edge);
+}
+
+}  // namespace prowl

@@ -1,0 +1,87 @@
+#include "prowl/explore/model.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+namespace prowl {
+
+Result<std::unique_ptr<World>> Model::make_world() const {
+  if (!world_factory_) return Status::invalid(fmt::format("model '{}' has no world", name_));
+  return world_factory_();
+}
+
+std::size_t Model::add_action(std::string name) {
+  Action a;
+  a.name = std::move(name);
+  actions_.push_back(std::move(a));
+  return actions_.size() - 1;
+}
+
+std::size_t Model::add_invariant(std::string name) {
+  Invariant inv;
+  inv.name = std::move(name);
+  invariants_.push_back(std::move(inv));
+  return invariants_.size() - 1;
+}
+
+ActionBuilder Model::action(std::string name) { return {*this, add_action(std::move(name))}; }
+InvariantBuilder Model::invariant(std::string name) {
+  return {*this, add_invariant(std::move(name))};
+}
+
+Model& Model::state_key(std::string key) {
+  state_keys_.push_back(std::move(key));
+  return *this;
+}
+
+ActionId Model::find_action(std::string_view name) const {
+  for (std::size_t i = 0; i < actions_.size(); ++i) {
+    if (actions_[i].name == name) return static_cast<ActionId>(i);
+  }
+  return kNoAction;
+}
+
+Status Model::validate() const {
+  auto bad = [&](std::string what) {
+    return Status::invalid(fmt::format("model '{}': {}", name_, what));
+  };
+  if (!world_factory_) return bad("no world: call set_world() or use ObjectModel");
+  if (actions_.empty()) return bad("no actions");
+  if (actions_.size() >= kNoAction) return bad("too many actions");
+  std::set<std::string_view> names;
+  for (const auto& a : actions_) {
+    if (a.name.empty()) return bad("an action has an empty name");
+    if (!names.insert(a.name).second) {
+      return bad(fmt::format("duplicate action name '{}': action names must be unique", a.name));
+    }
+  }
+  for (const auto& a : actions_) {
+    if (!a.run) return bad(fmt::format("action '{}' has no code to run: call .run(...)", a.name));
+    if (!(a.weight > 0)) {
+      return bad(fmt::format("action '{}' has weight {}: weights must be > 0", a.name, a.weight));
+    }
+    for (const auto& dep : a.after) {
+      if (!names.count(dep)) {
+        return bad(fmt::format("action '{}' depends on unknown action '{}' (after:)", a.name, dep));
+      }
+    }
+  }
+  std::set<std::string_view> inv_names;
+  for (const auto& inv : invariants_) {
+    if (inv.name.empty()) return bad("an invariant has an empty name");
+    if (!inv_names.insert(inv.name).second) {
+      return bad(fmt::format("duplicate invariant name '{}'", inv.name));
+    }
+    if (!inv.check) {
+      return bad(fmt::format("invariant '{}' has no check: call .check(...)", inv.name));
+    }
+  }
+  std::set<std::string_view> keys;
+  for (const auto& k : state_keys_) {
+    if (!keys.insert(k).second) return bad(fmt::format("state key '{}' declared twice", k));
+  }
+  return Status::ok();
+}
+
+}  // namespace prowl

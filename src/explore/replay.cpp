@@ -1,0 +1,133 @@
+#include "prowl/explore/replay.hpp"
+
+#include <fmt/format.h>
+
+#include "executor.hpp"
+
+namespace prowl {
+
+struct Replayer::Impl {
+  Impl(const Model& m, World& w) : exec(m, w) {}
+  detail::Executor exec;
+};
+
+Replayer::Replayer(const Model& model, World& world)
+    : impl_(std::make_unique<Impl>(model, world)) {}
+Replayer::~Replayer() = default;
+
+Result<ReplayResult> Replayer::run(std::span<const TraceStep> steps, bool keep_going) {
+  detail::Executor& exec = impl_->exec;
+  const Model& model = exec.model();
+  ReplayResult result;
+  if (Status st = exec.world().reset(); !st) return st;
+  std::vector<detail::Fact> facts(exec.num_facts(), 0);
+  std::vector<detail::Fact> next(exec.num_facts(), 0);
+
+  // Every invariant, whatever its timing, is checked on every state the replay reaches: a
+  // "before" invariant that fails on a state fails before the next step.
+  auto check_state = [&](std::size_t after_steps) {
+    const auto& invs = model.invariants();
+    for (bool before : {false, true}) {
+      exec.check(before, [&](std::size_t i, const std::string& msg) {
+        if (before && invs[i].after()) return;  // already checked with the "after" ones
+        result.failures.push_back(
+            {FindingKind::kInvariant, invs[i].name, invs[i].severity, msg, after_steps});
+      });
+    }
+  };
+
+  check_state(0);
+  for (std::size_t i = 0; i < steps.size() && (keep_going || !result.failed()); ++i) {
+    const TraceStep& step = steps[i];
+    const ActionId a = model.find_action(step.action);
+    if (a == kNoAction) {
+      result.error = fmt::format("unknown action '{}'", step.action);
+      result.error_step = i + 1;
+      return result;
+    }
+    if (!exec.enabled(a, facts, nullptr)) {
+      result.error = fmt::format("action '{}' is not enabled: {}", step.action,
+                                 exec.why_disabled(a, facts));
+      result.error_step = i + 1;
+      return result;
+    }
+    Outcome out = exec.run(a, step.seed);
+    if (out.kind == Outcome::Kind::kSkipped) continue;
+    result.executed.push_back(
+        {step.action, step.seed, std::string(to_string(out.kind)), std::move(out.detail)});
+    if (out.kind == Outcome::Kind::kError) {
+      result.failures.push_back(
+          {FindingKind::kActionError, step.action, Severity::kHigh, out.message, i + 1});
+      break;
+    }
+    exec.advance(facts, a, next);
+    facts.swap(next);
+    check_state(i + 1);
+  }
+  return result;
+}
+
+const ReplayFailure* ReplayResult::find(FindingKind kind, std::string_view name,
+                                        std::optional<std::size_t> after_steps) const {
+  for (const auto& f : failures) {
+    if (f.kind == kind && f.name == name && (!after_steps || f.after_steps == *after_steps)) {
+      return &f;
+    }
+  }
+  return nullptr;
+}
+
+namespace {
+// The failure of r that matches the finding, if r failed that way.
+const ReplayFailure* same_failure(const ReplayResult& r, const Finding& f) {
+  return r.error.empty() ? r.find(f.kind, f.name) : nullptr;
+}
+}  // namespace
+
+Result<bool> confirm(const Model& model, World& world, const Finding& finding) {
+  Replayer replayer(model, world);
+  auto r = replayer.run(finding.steps, /*keep_going=*/true);
+  if (!r) return r.status();
+  return r->error.empty() && r->find(finding.kind, finding.name, finding.steps.size()) != nullptr;
+}
+
+Result<std::vector<TraceStep>> shrink(const Model& model, World& world, const Finding& finding) {
+  Replayer replayer(model, world);
+  std::vector<TraceStep> best = finding.steps;
+  // Returns whether the candidate fails the same way; if so, truncates it at the failure.
+  auto test = [&](std::vector<TraceStep>& candidate) -> Result<bool> {
+    auto r = replayer.run(candidate);
+    if (!r) return r.status();
+    const ReplayFailure* failure = same_failure(*r, finding);
+    if (failure == nullptr) return false;
+    candidate.resize(failure->after_steps);
+    return true;
+  };
+  std::size_t n = 2;
+  while (best.size() >= 2) {
+    const std::size_t chunk = (best.size() + n - 1) / n;
+    bool reduced = false;
+    for (std::size_t start = 0; start < best.size(); start += chunk) {
+      std::vector<TraceStep> candidate;
+      candidate.reserve(best.size());
+      for (std::size_t i = 0; i < best.size(); ++i) {
+        if (i < start || i >= start + chunk) candidate.push_back(best[i]);
+      }
+      auto ok = test(candidate);
+      if (!ok) return ok.status();
+      if (*ok) {
+        best = std::move(candidate);
+        n = std::max<std::size_t>(n - 1, 2);
+        reduced = true;
+        break;
+      }
+    }
+    if (!reduced) {
+      if (n >= best.size()) break;
+      n = std::min(n * 2, best.size());
+    }
+  }
+  return best;
+}
+
+}  // namespace prowl

@@ -1,0 +1,19 @@
+#include "prowl/strategy/bfs.hpp"
+
+namespace prowl {
+
+void Bfs::notify(const Graph&, StateId state, std::span<const ActionId> enabled) {
+  if (!enabled.empty()) queue_.push_back(state);
+}
+
+std::optional<Pair> Bfs::pick(const Graph& graph) {
+  while (!queue_.empty()) {
+    const StateId s = queue_.front();
+    const ActionId a = graph.next_unexplored(s);
+    if (a != kNoAction) return Pair{s, a};
+    queue_.pop_front();
+  }
+  return std::nullopt;
+}
+
+}  // namespace prowl

@@ -1,0 +1,20 @@
+#include "prowl/world/system.hpp"
+
+namespace prowl {
+
+Result<SnapshotHandle> System::save() {
+  PROWL_CHECK(false, "system '" + name() + "' has no snapshot capability");
+}
+Status System::restore(SnapshotHandle) {
+  PROWL_CHECK(false, "system '" + name() + "' has no snapshot capability");
+}
+void System::release(SnapshotHandle) {
+  PROWL_CHECK(false, "system '" + name() + "' has no snapshot capability");
+}
+Status System::push() { PROWL_CHECK(false, "system '" + name() + "' has no stack capability"); }
+Status System::rollback(std::size_t) {
+  PROWL_CHECK(false, "system '" + name() + "' has no stack capability");
+}
+Status System::reset() { PROWL_CHECK(false, "system '" + name() + "' has no reset capability"); }
+
+}  // namespace prowl
