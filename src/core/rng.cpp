@@ -16,12 +16,13 @@ inline std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 
 
 }  // namespace
 
-void Rng::reseed(std::uint64_t seed) {
-  std::uint64_t x = seed;
+void Rng::seed_state() {
+  std::uint64_t x = seed_;
   for (auto& s : s_) s = splitmix(x);
+  seeded_ = true;
 }
 
-std::uint64_t Rng::next() {
+std::uint64_t Rng::advance() {
   const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
   const std::uint64_t t = s_[1] << 17;
   s_[2] ^= s_[0];

@@ -30,6 +30,18 @@ struct Pending {
   std::string message;
   std::uint32_t length;
 };
+// A pair that ran, waiting to be added to the graph.
+struct Executed {
+  Pair pair;
+  bool ran = false;        // false: skipped, over its run limit, or not reached
+  bool error = false;      // the action failed: nothing to add
+  bool violation = false;  // a finding on this step (before-invariant or action error)
+  Outcome::Kind kind = Outcome::Kind::kOk;
+  Fingerprint fp;
+  std::vector<std::uint16_t> facts;  // the successor's facts, when the model tracks any
+  WorldSnapshot snapshot = 0;        // the successor, saved (batch mode)
+  std::vector<std::pair<std::size_t, std::string>> failures;  // after-invariants that failed
+};
 }  // namespace
 
 struct Explorer::Impl {
@@ -64,8 +76,12 @@ struct Explorer::Impl {
     return Rng::derive(options.seed, fp.lo ^ (fp.hi * 0x9e3779b97f4a7c15ULL), a);
   }
 
+  std::size_t actions_covered = 0;
+
   Status init();
   Status expand(StateId s);
+  Status run_pair(Pair pick, bool batch, Executed& item);
+  Status commit(Executed& item, bool batch);
   void record(Pending p);
   Status replay_edge(StateId from, ActionId a, StateId to);
   Result<RunReport> run();
@@ -203,6 +219,118 @@ Result<Finding> Explorer::Impl::materialize(const Pending& p) {
   return f;
 }
 
+Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
+  const auto [s, a] = pick;
+  item.pair = pick;
+  item.ran = false;
+  item.error = false;
+  item.violation = false;
+  item.failures.clear();
+  PROWL_CHECK(s < graph->num_states() && graph->is_unexplored(s, a),
+              fmt::format("strategy '{}' picked a pair that is not unexplored", strategy.name()));
+  graph->mark_explored(s, a);
+  const Action& action = model.actions()[a];
+  if (action.max_per_run > 0 && run_counts[a] >= action.max_per_run) {
+    if (!batch && !graph->has_unexplored(s)) planner->release(s);
+    return Status::ok();
+  }
+  if (Status st = planner->go_to(s); !st) {
+    if (st.code() != StatusCode::kInternal) return st;
+    // The path to s did not replay the same way: report it and leave s.
+    record({FindingKind::kNondeterminism, a, s, a, kNoState, st.message(), graph->depth(s) + 1});
+    strategy.observe(*graph, {pick, kNoState, false, true});
+    return Status::ok();
+  }
+  if (exec->has_before()) {
+    exec->check(true, [&](std::size_t i, const std::string& msg) {
+      if (violating[i].insert(s).second) {
+        record({FindingKind::kInvariant, i, kNoState, kNoAction, s, msg, graph->depth(s)});
+        item.violation = true;
+      }
+    });
+  }
+  Outcome out = exec->run(a, step_seed(s, a));
+  if (out.kind == Outcome::Kind::kSkipped) {
+    if (!batch && !graph->has_unexplored(s)) planner->release(s);
+    return Status::ok();
+  }
+  item.ran = true;
+  item.kind = out.kind;
+  ++stats.steps;
+  ActionCoverage& cov = coverage[a];
+  if (cov.executed++ == 0) ++actions_covered;
+  ++run_counts[a];
+  if (out.kind == Outcome::Kind::kError) {
+    ++cov.errors;
+    item.error = true;
+    item.violation = true;
+    record({FindingKind::kActionError, a, s, a, kNoState, out.message, graph->depth(s) + 1});
+    planner->invalidate();
+    return Status::ok();
+  }
+  ++(out.kind == Outcome::Kind::kOk ? cov.ok : cov.rejected);
+  std::span<const detail::Fact> target_facts;
+  if (nf > 0) {
+    item.facts.resize(nf);
+    exec->advance(facts_of(s), a, item.facts);
+    target_facts = item.facts;
+  }
+  auto fp = exec->fingerprint(target_facts);
+  if (!fp) return fp.status();
+  item.fp = *fp;
+  if (exec->has_after()) {
+    exec->check(false, [&](std::size_t i, const std::string& msg) {
+      item.failures.emplace_back(i, msg);
+    });
+  }
+  if (batch) {
+    auto snap = world->save();
+    if (!snap) return snap.status();
+    item.snapshot = *snap;
+    planner->invalidate();  // the world is at a state the graph does not know yet
+  }
+  return Status::ok();
+}
+
+Status Explorer::Impl::commit(Executed& item, bool batch) {
+  const auto [s, a] = item.pair;
+  if (item.error) {
+    strategy.observe(*graph, {item.pair, kNoState, false, true});
+    if (!graph->has_unexplored(s)) planner->release(s);
+    return Status::ok();
+  }
+  const auto [t, is_new] = graph->add(item.fp, s, a);
+  graph->add_transition(s, a, t);
+  if (is_new) {
+    for (std::size_t i = 0; i < nf; ++i) facts.push_back(item.facts[i]);
+    if (batch) {
+      planner->adopt(t, item.snapshot);
+      if (Status st = planner->go_to(t); !st) return st;
+    } else {
+      planner->moved(t);
+      if (Status st = planner->discovered(t); !st) return st;
+    }
+  } else if (batch) {
+    world->release(item.snapshot);
+  } else {
+    planner->moved(t);
+  }
+  bool violation = item.violation;
+  for (auto& [i, msg] : item.failures) {
+    violating[i].insert(t);
+    if (violating[i].count(s)) continue;  // broken before this step
+    record({FindingKind::kInvariant, i, s, a, kNoState, std::move(msg), graph->depth(s) + 1});
+    violation = true;
+  }
+  if (is_new) {
+    stats.max_depth = std::max(stats.max_depth, graph->depth(t));
+    if (Status st = expand(t); !st) return st;
+  }
+  strategy.observe(*graph, {item.pair, t, is_new, violation});
+  if (!graph->has_unexplored(s)) planner->release(s);
+  return Status::ok();
+}
+
 Result<RunReport> Explorer::Impl::run() {
   const auto start = Clock::now();
   if (Status st = init(); !st) return st;
@@ -221,9 +349,16 @@ Result<RunReport> Explorer::Impl::run() {
   if (Status st = expand(0); !st) return st;
 
   Termination termination = Termination::kExhausted;
-  auto next_progress = options.progress_interval;
-  std::size_t actions_covered = 0;
+  double next_progress = options.progress_interval;
+  std::uint64_t next_clock_check = 0;
   const std::size_t num_actions = model.actions().size();
+  // With cheap snapshots and a strategy that can pick ahead, pairs run in batches: each
+  // successor is saved, its table slot prefetched, and all are added to the graph afterwards,
+  // which hides most of the cache misses of the fingerprint table.
+  const bool batch = world->cheap() && world->mode() == RestoreMode::kSnapshot &&
+                     strategy.lookahead() > 1;
+  const std::size_t batch_size = batch ? std::min<std::size_t>(strategy.lookahead(), 64) : 1;
+  std::vector<Executed> items(batch_size);
 
   for (;;) {
     if (options.stop_on_first && !pending.empty()) {
@@ -239,7 +374,8 @@ Result<RunReport> Explorer::Impl::run() {
       termination = Termination::kCoverageTarget;
       break;
     }
-    if ((stats.steps & 255) == 0 && (options.time_limit > 0 || options.on_progress)) {
+    if (stats.steps >= next_clock_check && (options.time_limit > 0 || options.on_progress)) {
+      next_clock_check = stats.steps + 256;
       const double t = seconds_since(start);
       if (options.time_limit > 0 && t >= options.time_limit) {
         termination = Termination::kTimeLimit;
@@ -252,84 +388,33 @@ Result<RunReport> Explorer::Impl::run() {
       }
     }
 
-    std::optional<Pair> pick = strategy.pick(*graph);
-    if (!pick) break;
-    const auto [s, a] = *pick;
-    PROWL_CHECK(s < graph->num_states() && graph->is_unexplored(s, a),
-                fmt::format("strategy '{}' picked a pair that is not unexplored",
-                            strategy.name()));
-    graph->mark_explored(s, a);
-    const Action& action = model.actions()[a];
-    if (action.max_per_run > 0 && run_counts[a] >= action.max_per_run) {
-      if (!graph->has_unexplored(s)) planner->release(s);
-      continue;
+    std::size_t want = batch_size;
+    if (options.max_steps > 0) want = std::min<std::uint64_t>(want, options.max_steps - stats.steps);
+    std::size_t n = 0;      // pairs waiting in items
+    std::size_t taken = 0;  // picks this round
+    while (taken < want) {
+      std::optional<Pair> pick = strategy.pick(*graph);
+      if (!pick) break;
+      ++taken;
+      Executed& item = items[n];
+      if (Status st = run_pair(*pick, batch, item); !st) return st;
+      if (!item.ran) continue;
+      if (!batch) {
+        if (Status st = commit(item, false); !st) return st;
+        continue;
+      }
+      graph->prefetch(item.fp);
+      ++n;
     }
-    if (Status st = planner->go_to(s); !st) {
-      if (st.code() != StatusCode::kInternal) return st;
-      // The path to s did not replay the same way: report it and leave s.
-      Pending p{FindingKind::kNondeterminism, a, s, a, kNoState, st.message(),
-                graph->depth(s) + 1};
-      record(std::move(p));
-      strategy.observe(*graph, {*pick, kNoState, false, true});
-      continue;
+    if (batch) {
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!items[i].error) graph->prefetch_state(items[i].fp);
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        if (Status st = commit(items[i], true); !st) return st;
+      }
     }
-    ++stats.steps;
-    bool violation = false;
-    if (exec->has_before()) {
-      exec->check(true, [&](std::size_t i, const std::string& msg) {
-        if (violating[i].insert(s).second) {
-          record({FindingKind::kInvariant, i, kNoState, kNoAction, s, msg, graph->depth(s)});
-          violation = true;
-        }
-      });
-    }
-    Outcome out = exec->run(a, step_seed(s, a));
-    ActionCoverage& cov = coverage[a];
-    if (out.kind == Outcome::Kind::kSkipped) {
-      --stats.steps;
-      if (!graph->has_unexplored(s)) planner->release(s);
-      continue;
-    }
-    if (cov.executed++ == 0) ++actions_covered;
-    ++run_counts[a];
-    if (out.kind == Outcome::Kind::kError) {
-      ++cov.errors;
-      record({FindingKind::kActionError, a, s, a, kNoState, out.message, graph->depth(s) + 1});
-      planner->invalidate();
-      strategy.observe(*graph, {*pick, kNoState, false, true});
-      if (!graph->has_unexplored(s)) planner->release(s);
-      continue;
-    }
-    ++(out.kind == Outcome::Kind::kOk ? cov.ok : cov.rejected);
-
-    std::span<const detail::Fact> target_facts;
-    if (nf > 0) {
-      exec->advance(facts_of(s), a, next_facts);
-      target_facts = next_facts;
-    }
-    auto fp = exec->fingerprint(target_facts);
-    if (!fp) return fp.status();
-    const auto [t, is_new] = graph->add(*fp, s, a);
-    graph->add_transition(s, a, t);
-    planner->moved(t);
-    if (is_new) {
-      for (std::size_t i = 0; i < nf; ++i) facts.push_back(next_facts[i]);
-      if (Status st = planner->discovered(t); !st) return st;
-    }
-    if (exec->has_after()) {
-      exec->check(false, [&](std::size_t i, const std::string& msg) {
-        violating[i].insert(t);
-        if (violating[i].count(s)) return;  // broken before this step
-        record({FindingKind::kInvariant, i, s, a, kNoState, msg, graph->depth(s) + 1});
-        violation = true;
-      });
-    }
-    if (is_new) {
-      stats.max_depth = std::max(stats.max_depth, graph->depth(t));
-      if (Status st = expand(t); !st) return st;
-    }
-    strategy.observe(*graph, {*pick, t, is_new, violation});
-    if (!graph->has_unexplored(s)) planner->release(s);
+    if (taken == 0) break;  // the strategy has nothing left
   }
 
   RunReport report;

@@ -12,10 +12,17 @@ class Rng {
  public:
   using result_type = std::uint64_t;
 
-  explicit Rng(std::uint64_t seed = 0) { reseed(seed); }
-  void reseed(std::uint64_t seed);
+  // Seeding is deferred to the first draw: most actions never draw, and every step gets an Rng.
+  explicit Rng(std::uint64_t seed = 0) : seed_(seed) {}
+  void reseed(std::uint64_t seed) {
+    seed_ = seed;
+    seeded_ = false;
+  }
 
-  std::uint64_t next();
+  std::uint64_t next() {
+    if (!seeded_) seed_state();
+    return advance();
+  }
   std::uint64_t operator()() { return next(); }
   static constexpr result_type min() { return 0; }
   static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
@@ -32,7 +39,12 @@ class Rng {
   static std::uint64_t derive(std::uint64_t seed, std::uint64_t a, std::uint64_t b);
 
  private:
-  std::uint64_t s_[4];
+  void seed_state();
+  std::uint64_t advance();
+
+  std::uint64_t seed_;
+  bool seeded_ = false;
+  std::uint64_t s_[4] = {};
 };
 
 }  // namespace prowl

@@ -40,8 +40,11 @@ class Graph final : public StateTree {
   // The state with this fingerprint, or kNoState.
   StateId find(const Fingerprint& fp) const;
   // Hints the CPU to load the table slot of fp.
-  void prefetch(const Fingerprint& fp) const {
-    __builtin_prefetch(&slots_[fp.lo & mask_]);
+  void prefetch(const Fingerprint& fp) const { __builtin_prefetch(&slots_[fp.lo & mask_]); }
+  // After prefetch(): hints the CPU to load the stored fingerprint of the state in fp's slot.
+  void prefetch_state(const Fingerprint& fp) const {
+    const std::uint64_t slot = slots_[fp.lo & mask_];
+    if (slot != 0) __builtin_prefetch(&fps_[(slot & 0xffffffffu) - 1]);
   }
 
   // Counts one executed transition and, when edges are recorded, keeps it.

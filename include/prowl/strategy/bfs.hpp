@@ -14,6 +14,8 @@ class Bfs final : public Strategy {
   std::string_view name() const override { return "bfs"; }
   void notify(const Graph& graph, StateId state, std::span<const ActionId> enabled) override;
   std::optional<Pair> pick(const Graph& graph) override;
+  // BFS picks do not depend on results: new states only join the back of the queue.
+  std::size_t lookahead() const override { return 64; }
 
  private:
   std::deque<StateId> queue_;

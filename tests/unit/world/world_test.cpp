@@ -1,0 +1,238 @@
+#include <gtest/gtest.h>
+
+#include "prowl/world/memory_system.hpp"
+#include "prowl/world/restore_planner.hpp"
+#include "prowl/world/world.hpp"
+#include "unit/support/fake_systems.hpp"
+
+namespace prowl {
+namespace {
+
+using testing::FakeSystem;
+using testing::OpCounts;
+
+struct Point {
+  int x = 0;
+  int y = 0;
+};
+
+TEST(MemorySystem, SavesRestoresAndRollsBackValues) {
+  MemorySystem<Point> sys("p", Point{1, 2});
+  ASSERT_TRUE(sys.begin());
+  auto h = sys.save();
+  ASSERT_TRUE(h);
+  sys.value().x = 5;
+  ASSERT_TRUE(sys.push());
+  sys.value().y = 9;
+  ASSERT_TRUE(sys.rollback(1));
+  EXPECT_EQ(sys.value().x, 5);
+  EXPECT_EQ(sys.value().y, 2);
+  ASSERT_TRUE(sys.restore(*h));
+  EXPECT_EQ(sys.value().x, 1);
+  sys.value().x = 7;
+  ASSERT_TRUE(sys.reset());
+  EXPECT_EQ(sys.value().x, 1);
+  sys.release(*h);
+  EXPECT_EQ(sys.live_snapshots(), 0u);
+}
+
+TEST(MemorySystem, ObservesTheBytesOfAPaddingFreeType) {
+  MemorySystem<Point> a("p", Point{1, 2});
+  MemorySystem<Point> b("p", Point{1, 2});
+  MemorySystem<Point> c("p", Point{2, 1});
+  Hasher ha, hb, hc;
+  ASSERT_TRUE(a.observe(ha));
+  ASSERT_TRUE(b.observe(hb));
+  ASSERT_TRUE(c.observe(hc));
+  EXPECT_EQ(ha.finish(), hb.finish());
+  EXPECT_NE(ha.finish(), hc.finish());
+}
+
+TEST(World, TakesTheWeakestCapabilityOfItsSystems) {
+  {
+    World w;
+    w.emplace<FakeSystem>("a", testing::snapshot_caps(), 1);
+    ASSERT_TRUE(w.begin());
+    EXPECT_EQ(w.mode(), RestoreMode::kSnapshot);
+  }
+  {
+    World w;
+    w.emplace<FakeSystem>("a", testing::snapshot_caps(), 1);
+    w.emplace<FakeSystem>("b", testing::stack_only(), 1);
+    ASSERT_TRUE(w.begin());
+    EXPECT_EQ(w.mode(), RestoreMode::kStack);
+  }
+  {
+    World w;
+    w.emplace<FakeSystem>("a", testing::stack_only(), 1);
+    w.emplace<FakeSystem>("b", testing::reset_only(), 1);
+    ASSERT_TRUE(w.begin());
+    EXPECT_EQ(w.mode(), RestoreMode::kReset);
+  }
+}
+
+TEST(World, RejectsDuplicateSystemNames) {
+  World w;
+  w.emplace<FakeSystem>("a", testing::snapshot_caps(), 1);
+  EXPECT_THROW(w.emplace<FakeSystem>("a", testing::snapshot_caps(), 1), LogicError);
+}
+
+TEST(World, EmulatesSavepointsWithSnapshotsAndKeepsTheContext) {
+  World w;
+  auto& snap = w.emplace<FakeSystem>("snap", Capabilities{true, false, false, false}, 1);
+  auto& stack = w.emplace<FakeSystem>("stack", testing::stack_only(), 1);
+  ASSERT_TRUE(w.begin());
+  ASSERT_EQ(w.mode(), RestoreMode::kStack);
+  snap.values()[0] = 1;
+  stack.values()[0] = 1;
+  w.context().set("k", 1);
+  ASSERT_TRUE(w.push());
+  snap.values()[0] = 2;
+  stack.values()[0] = 2;
+  w.context().set("k", 2);
+  ASSERT_TRUE(w.rollback(1));
+  EXPECT_EQ(snap.values()[0], 1);
+  EXPECT_EQ(stack.values()[0], 1);
+  EXPECT_EQ(w.context().get<int>("k"), 1);
+  ASSERT_TRUE(w.reset());
+  EXPECT_EQ(snap.values()[0], 0);
+  EXPECT_EQ(stack.values()[0], 0);
+  EXPECT_FALSE(w.context().has("k"));
+}
+
+// A tree of states for the planner: parent and action per state. State ids are also the value
+// the fake system holds when the world is at that state.
+class Tree final : public StateTree {
+ public:
+  void add(StateId s, StateId parent, ActionId a) {
+    if (parents_.size() <= s) {
+      parents_.resize(s + 1, kNoState);
+      actions_.resize(s + 1, kNoAction);
+    }
+    parents_[s] = parent;
+    actions_[s] = a;
+  }
+  StateId parent(StateId s) const override { return parents_[s]; }
+  ActionId parent_action(StateId s) const override { return actions_[s]; }
+  std::uint32_t depth(StateId s) const override {
+    std::uint32_t d = 0;
+    while (parents_[s] != kNoState) {
+      s = parents_[s];
+      ++d;
+    }
+    return d;
+  }
+
+ private:
+  std::vector<StateId> parents_;
+  std::vector<ActionId> actions_;
+};
+
+struct PlannerFixture {
+  explicit PlannerFixture(Capabilities caps) {
+    system = &world.emplace<FakeSystem>("s", caps, 1, &counts);
+    EXPECT_TRUE(world.begin());
+    // 0 -a0-> 1 -a1-> 2 -a2-> 3, and 1 -a3-> 4
+    tree.add(0, kNoState, kNoAction);
+    tree.add(1, 0, 0);
+    tree.add(2, 1, 1);
+    tree.add(3, 2, 2);
+    tree.add(4, 1, 3);
+    planner = std::make_unique<RestorePlanner>(world, tree, [this](StateId f, ActionId a,
+                                                                    StateId t) {
+      EXPECT_EQ(system->values()[0], static_cast<int>(f));
+      replays.push_back({f, a});
+      system->values()[0] = static_cast<int>(t);
+      return Status::ok();
+    });
+    EXPECT_TRUE(planner->begin(0));
+  }
+  // Runs the edge into `to` as the explorer would.
+  void execute(StateId to) {
+    system->values()[0] = static_cast<int>(to);
+    planner->moved(to);
+  }
+  World world;
+  FakeSystem* system;
+  OpCounts counts;
+  Tree tree;
+  std::vector<Pair> replays;
+  std::unique_ptr<RestorePlanner> planner;
+};
+
+TEST(RestorePlanner, StackModeRollsBackToTheDeepestCommonSavepointAndReplaysTheRest) {
+  PlannerFixture f(testing::stack_only());
+  f.execute(1);
+  ASSERT_TRUE(f.planner->go_to(1));  // saves 1
+  f.execute(2);
+  ASSERT_TRUE(f.planner->go_to(2));  // saves 2
+  f.execute(3);
+  EXPECT_EQ(f.planner->replayed(), 0u);
+
+  ASSERT_TRUE(f.planner->go_to(4));  // back to 1, replay 1 -> 4
+  EXPECT_EQ(f.system->values()[0], 4);
+  EXPECT_EQ(f.replays, (std::vector<Pair>{{1, 3}}));
+  EXPECT_EQ(f.counts.rollbacks, 1);
+
+  ASSERT_TRUE(f.planner->go_to(3));  // back to 1, replay 1 -> 2 -> 3
+  EXPECT_EQ(f.system->values()[0], 3);
+  EXPECT_EQ(f.replays, (std::vector<Pair>{{1, 3}, {1, 1}, {2, 2}}));
+  EXPECT_EQ(f.planner->replayed(), 3u);
+
+  ASSERT_TRUE(f.planner->go_to(2));  // an ancestor on the current path: rollback only
+  EXPECT_EQ(f.system->values()[0], 2);
+  EXPECT_EQ(f.planner->replayed(), 3u);
+}
+
+TEST(RestorePlanner, ResetModeReplaysFromTheCurrentStateWhenItIsOnThePath) {
+  PlannerFixture f(testing::reset_only());
+  ASSERT_TRUE(f.planner->go_to(3));  // 0 is on the path to 3: no reset
+  EXPECT_EQ(f.system->values()[0], 3);
+  EXPECT_EQ(f.counts.resets, 0);
+  EXPECT_EQ(f.planner->replayed(), 3u);
+
+  ASSERT_TRUE(f.planner->go_to(4));  // 3 is not on the path to 4: reset, replay 0 -> 1 -> 4
+  EXPECT_EQ(f.system->values()[0], 4);
+  EXPECT_EQ(f.counts.resets, 1);
+  EXPECT_EQ(f.planner->replayed(), 5u);
+  EXPECT_EQ(f.replays, (std::vector<Pair>{{0, 0}, {1, 1}, {2, 2}, {0, 0}, {1, 3}}));
+}
+
+TEST(RestorePlanner, SnapshotModeRestoresOrReplaysFromTheNearestSavedAncestor) {
+  PlannerFixture f(Capabilities{true, false, false, false});
+  f.execute(1);
+  ASSERT_TRUE(f.planner->discovered(1));
+  f.execute(2);
+  ASSERT_TRUE(f.planner->discovered(2));
+  f.execute(3);
+  ASSERT_TRUE(f.planner->discovered(3));
+
+  ASSERT_TRUE(f.planner->go_to(1));
+  EXPECT_EQ(f.system->values()[0], 1);
+  EXPECT_EQ(f.planner->replayed(), 0u);
+
+  f.planner->release(3);
+  f.planner->release(2);
+  ASSERT_TRUE(f.planner->go_to(3));  // restore 1, replay 1 -> 2 -> 3
+  EXPECT_EQ(f.system->values()[0], 3);
+  EXPECT_EQ(f.replays, (std::vector<Pair>{{1, 1}, {2, 2}}));
+}
+
+TEST(RestorePlanner, ReportsAReplayThatFails) {
+  World world;
+  world.emplace<FakeSystem>("s", testing::reset_only(), 1);
+  ASSERT_TRUE(world.begin());
+  Tree tree;
+  tree.add(0, kNoState, kNoAction);
+  tree.add(1, 0, 0);
+  RestorePlanner planner(world, tree, [](StateId, ActionId, StateId) {
+    return Status::internal("diverged");
+  });
+  ASSERT_TRUE(planner.begin(0));
+  Status st = planner.go_to(1);
+  EXPECT_EQ(st.code(), StatusCode::kInternal);
+  EXPECT_EQ(planner.current(), kNoState);
+}
+
+}  // namespace
+}  // namespace prowl
