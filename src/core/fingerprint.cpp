@@ -23,26 +23,7 @@ inline std::uint64_t fmix(std::uint64_t k) {
 
 std::string Fingerprint::hex() const { return fmt::format("{:016x}{:016x}", hi, lo); }
 
-void Hasher::mix(std::uint64_t word) {
-  // Words alternate between the lanes; each lane also folds in the other so that every input bit
-  // reaches both halves of the result.
-  if (!odd_) {
-    std::uint64_t k = word * kC1;
-    k = rotl(k, 31) * kC2;
-    a_ ^= k;
-    a_ = rotl(a_, 27) + b_;
-    a_ = a_ * 5 + 0x52dce729;
-  } else {
-    std::uint64_t k = word * kC2;
-    k = rotl(k, 33) * kC1;
-    b_ ^= k;
-    b_ = rotl(b_, 31) + a_;
-    b_ = b_ * 5 + 0x38495ab5;
-  }
-  odd_ = !odd_;
-}
-
-void Hasher::add_bytes(const void* data, std::size_t size) {
+void Hasher::add_bytes_slow(const void* data, std::size_t size) {
   const auto* p = static_cast<const unsigned char*>(data);
   std::size_t fill = length_ & 7;
   length_ += size;

@@ -17,7 +17,7 @@ inline std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 
 }  // namespace
 
 void Rng::seed_state() {
-  std::uint64_t x = seed_;
+  std::uint64_t x = seed();
   for (auto& s : s_) s = splitmix(x);
   seeded_ = true;
 }

@@ -4,8 +4,13 @@
 
 namespace prowl {
 
+const std::string& Status::message() const {
+  static const std::string kEmpty;
+  return rep_ ? rep_->message : kEmpty;
+}
+
 int Status::exit_code() const {
-  switch (code_) {
+  switch (code()) {
     case StatusCode::kOk:
       return 0;
     case StatusCode::kInvalid:

@@ -25,7 +25,20 @@ class Hasher {
  public:
   explicit Hasher(std::uint64_t seed = 0) : a_(seed ^ kSeedA), b_(seed ^ kSeedB) {}
 
-  void add_bytes(const void* data, std::size_t size);
+  void add_bytes(const void* data, std::size_t size) {
+    // Fast path: whole words at a word boundary (a small object's bytes, a u64).
+    if ((length_ & 7) == 0 && (size & 7) == 0 && size <= 64) {
+      const auto* p = static_cast<const unsigned char*>(data);
+      for (std::size_t i = 0; i < size; i += 8) {
+        std::uint64_t word;
+        std::memcpy(&word, p + i, 8);
+        mix(word);
+      }
+      length_ += size;
+      return;
+    }
+    add_bytes_slow(data, size);
+  }
   void add_u64(std::uint64_t v) { add_bytes(&v, sizeof v); }
   void add(std::string_view s) {
     add_u64(s.size());
@@ -42,7 +55,28 @@ class Hasher {
  private:
   static constexpr std::uint64_t kSeedA = 0x243f6a8885a308d3ULL;
   static constexpr std::uint64_t kSeedB = 0x13198a2e03707344ULL;
-  void mix(std::uint64_t word);
+  static constexpr std::uint64_t kC1 = 0x87c37b91114253d5ULL;
+  static constexpr std::uint64_t kC2 = 0x4cf5ad432745937fULL;
+  void add_bytes_slow(const void* data, std::size_t size);
+  static std::uint64_t rotl(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+  // Words alternate between the lanes; each lane also folds in the other so that every input
+  // bit reaches both halves of the result.
+  void mix(std::uint64_t word) {
+    if (!odd_) {
+      std::uint64_t k = word * kC1;
+      k = rotl(k, 31) * kC2;
+      a_ ^= k;
+      a_ = rotl(a_, 27) + b_;
+      a_ = a_ * 5 + 0x52dce729;
+    } else {
+      std::uint64_t k = word * kC2;
+      k = rotl(k, 33) * kC1;
+      b_ ^= k;
+      b_ = rotl(b_, 31) + a_;
+      b_ = b_ * 5 + 0x38495ab5;
+    }
+    odd_ = !odd_;
+  }
 
   std::uint64_t a_;
   std::uint64_t b_;

@@ -14,10 +14,21 @@ class Rng {
 
   // Seeding is deferred to the first draw: most actions never draw, and every step gets an Rng.
   explicit Rng(std::uint64_t seed = 0) : seed_(seed) {}
+  // A generator seeded with derive(seed, a, b), computed only if a number is drawn.
+  static Rng derived(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
+    Rng r(seed);
+    r.a_ = a;
+    r.b_ = b;
+    r.derive_ = true;
+    return r;
+  }
   void reseed(std::uint64_t seed) {
     seed_ = seed;
     seeded_ = false;
+    derive_ = false;
   }
+  // The seed this generator starts from.
+  std::uint64_t seed() const { return derive_ ? derive(seed_, a_, b_) : seed_; }
 
   std::uint64_t next() {
     if (!seeded_) seed_state();
@@ -43,6 +54,9 @@ class Rng {
   std::uint64_t advance();
 
   std::uint64_t seed_;
+  std::uint64_t a_ = 0;
+  std::uint64_t b_ = 0;
+  bool derive_ = false;
   bool seeded_ = false;
   std::uint64_t s_[4] = {};
 };

@@ -3,6 +3,7 @@
 // errors throw through PROWL_CHECK. Value types, not thread-safe to share while mutating.
 #pragma once
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -17,9 +18,20 @@ enum class StatusCode {
   kInternal,
 };
 
+// An ok Status is a null pointer: creating, passing and destroying one costs next to nothing, so
+// it can be returned from the explorer's hot path.
 class Status {
  public:
   Status() = default;
+  Status(const Status& other)
+      : rep_(other.rep_ ? std::make_unique<Rep>(*other.rep_) : nullptr) {}
+  Status& operator=(const Status& other) {
+    if (this != &other) rep_ = other.rep_ ? std::make_unique<Rep>(*other.rep_) : nullptr;
+    return *this;
+  }
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
+
   static Status ok() { return {}; }
   static Status invalid(std::string message) { return {StatusCode::kInvalid, std::move(message)}; }
   static Status environment(std::string message) {
@@ -29,17 +41,21 @@ class Status {
     return {StatusCode::kInternal, std::move(message)};
   }
 
-  bool is_ok() const { return code_ == StatusCode::kOk; }
+  bool is_ok() const { return rep_ == nullptr; }
   explicit operator bool() const { return is_ok(); }
-  StatusCode code() const { return code_; }
-  const std::string& message() const { return message_; }
+  StatusCode code() const { return rep_ ? rep_->code : StatusCode::kOk; }
+  const std::string& message() const;
   // The process exit code that belongs to this status: 0, 2 or 3.
   int exit_code() const;
 
  private:
-  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
-  StatusCode code_ = StatusCode::kOk;
-  std::string message_;
+  struct Rep {
+    StatusCode code;
+    std::string message;
+  };
+  Status(StatusCode code, std::string message)
+      : rep_(std::make_unique<Rep>(Rep{code, std::move(message)})) {}
+  std::unique_ptr<Rep> rep_;
 };
 
 // Either a value or a failed Status.
