@@ -1,6 +1,66 @@
-#include <cstdio>
+// prowl: the command-line tool. main() dispatches to one subcommand per file (see commands.hpp)
+// and is the one place that turns an escaped programming error into an exit code.
+#include <exception>
+#include <iostream>
+#include <string_view>
 
-int main() {
-  std::puts("prowl");
-  return 0;
+#include "commands.hpp"
+#include "prowl/cli/run_main.hpp"
+#include "prowl/cli/version.hpp"
+
+namespace {
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(int argc, char** argv);
+};
+
+constexpr Command kCommands[] = {
+    {"demo", "explore the bundled refund example and show the bugs it finds",
+     prowl::app::demo_command},
+    {"version", "print prowl's version", prowl::app::version_command},
+};
+
+void print_usage(std::ostream& out) {
+  out << "prowl: finds the sequences of operations that break a stateful system.\n\n"
+         "usage: prowl <command> [options]\n\n"
+         "commands:\n";
+  for (const Command& c : kCommands) {
+    out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << '\n';
+  }
+  out << "  help      show this help\n\n"
+         "Run 'prowl <command> --help' for a command's options.\n"
+         "Exit codes: 0 no findings, 1 findings, 2 bad usage, options or model,\n"
+         "3 environment failure, 70 internal error (a bug in prowl; please report it).\n";
+}
+
+int dispatch(int argc, char** argv) {
+  if (argc < 2) {
+    print_usage(std::cerr);
+    return prowl::kExitUsage;
+  }
+  const std::string_view name = argv[1];
+  if (name == "help" || name == "--help" || name == "-h") {
+    print_usage(std::cout);
+    return prowl::kExitOk;
+  }
+  if (name == "--version") return prowl::app::version_command(1, argv + 1);
+  for (const Command& c : kCommands) {
+    if (c.name == name) return c.run(argc - 1, argv + 1);
+  }
+  std::cerr << "prowl: unknown command '" << name << "'\n\n";
+  print_usage(std::cerr);
+  return prowl::kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return dispatch(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "prowl: internal error: " << e.what() << '\n';
+    return prowl::kExitInternal;
+  }
 }

@@ -32,17 +32,16 @@ bool RefundShop::cancel(int slot) {
 }
 
 prowl::ObjectModel<RefundShop> make_refund_model() {
-  prowl::ObjectModel<RefundShop> model(
-      "refund", RefundShop{}, {}, [](const RefundShop& s) {
-        static const char* names[] = {"none", "paid", "refunded", "cancelled"};
-        std::string out = "customer=" + std::to_string(s.customer) +
-                          " merchant=" + std::to_string(s.merchant);
-        for (int i = 0; i < s.orders; ++i) {
-          out += " order" + std::to_string(i) + "=" + names[s.status[i]] +
-                 "(refunded " + std::to_string(s.refunded[i]) + ")";
-        }
-        return out;
-      });
+  prowl::ObjectModel<RefundShop> model("refund", RefundShop{}, {}, [](const RefundShop& s) {
+    static const char* names[] = {"none", "paid", "refunded", "cancelled"};
+    std::string out =
+        "customer=" + std::to_string(s.customer) + " merchant=" + std::to_string(s.merchant);
+    for (int i = 0; i < s.orders; ++i) {
+      out += " order" + std::to_string(i) + "=" + names[s.status[i]] + "(refunded " +
+             std::to_string(s.refunded[i]) + ")";
+    }
+    return out;
+  });
   model.state_key("order_id");
 
   model.action("create_order")

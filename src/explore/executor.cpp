@@ -94,8 +94,7 @@ void Executor::advance(std::span<const Fact> from, ActionId a, std::span<Fact> t
   if (f >= 0 && to[f] < saturation_[f]) ++to[f];
 }
 
-Outcome Executor::run(ActionId a, std::uint64_t seed) {
-  Rng rng(seed);
+Outcome Executor::run(ActionId a, Rng rng) {
   Step step{world_, world_.context(), rng};
   try {
     return model_.actions()[a].run(step);

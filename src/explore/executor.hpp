@@ -38,8 +38,8 @@ class Executor {
   // Facts of the state reached from a state with `from` by running a.
   void advance(std::span<const Fact> from, ActionId a, std::span<Fact> to) const;
 
-  // Runs action a with the given step seed. Exceptions become Outcome::error.
-  Outcome run(ActionId a, std::uint64_t seed);
+  // Runs action a with the given step generator. Exceptions become Outcome::error.
+  Outcome run(ActionId a, Rng rng);
   // The fingerprint of the world's current state with these facts.
   Result<Fingerprint> fingerprint(std::span<const Fact> facts) const;
 
@@ -63,9 +63,9 @@ class Executor {
   const Model& model_;
   World& world_;
   std::size_t num_facts_ = 0;
-  std::vector<int> facts_of_;              // action -> fact index or -1 (empty: nothing tracked)
-  std::vector<Fact> saturation_;           // fact -> largest count kept
-  std::vector<std::vector<int>> deps_;     // action -> fact indices that must be > 0
+  std::vector<int> facts_of_;           // action -> fact index or -1 (empty: nothing tracked)
+  std::vector<Fact> saturation_;        // fact -> largest count kept
+  std::vector<std::vector<int>> deps_;  // action -> fact indices that must be > 0
   bool has_before_ = false;
   bool has_after_ = false;
 };

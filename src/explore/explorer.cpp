@@ -39,7 +39,6 @@ struct Executed {
   Outcome::Kind kind = Outcome::Kind::kOk;
   Fingerprint fp;
   std::vector<std::uint16_t> facts;  // the successor's facts, when the model tracks any
-  WorldSnapshot snapshot = 0;        // the successor, saved (batch mode)
   std::vector<std::pair<std::size_t, std::string>> failures;  // after-invariants that failed
 };
 }  // namespace
@@ -71,10 +70,13 @@ struct Explorer::Impl {
   std::span<const detail::Fact> facts_of(StateId s) const {
     return nf == 0 ? std::span<const detail::Fact>() : std::span(&facts[s * nf], nf);
   }
-  std::uint64_t step_seed(StateId s, ActionId a) const {
+  // The generator of step (s, a): seeded from the run seed, s's fingerprint and a, so the step
+  // draws the same numbers wherever and whenever it runs. Derived only if the action draws.
+  Rng step_rng(StateId s, ActionId a) const {
     const Fingerprint& fp = graph->fingerprint(s);
-    return Rng::derive(options.seed, fp.lo ^ (fp.hi * 0x9e3779b97f4a7c15ULL), a);
+    return Rng::derived(options.seed, fp.lo ^ (fp.hi * 0x9e3779b97f4a7c15ULL), a);
   }
+  std::uint64_t step_seed(StateId s, ActionId a) const { return step_rng(s, a).seed(); }
 
   std::size_t actions_covered = 0;
 
@@ -129,7 +131,7 @@ Status Explorer::Impl::init() {
 }
 
 Status Explorer::Impl::replay_edge(StateId from, ActionId a, StateId to) {
-  Outcome out = exec->run(a, step_seed(from, a));
+  Outcome out = exec->run(a, step_rng(from, a));
   if (out.kind == Outcome::Kind::kError || out.kind == Outcome::Kind::kSkipped) {
     return Status::internal(fmt::format("replaying '{}' failed: {}", model.actions()[a].name,
                                         out.message.empty() ? "skipped" : out.message));
@@ -249,7 +251,7 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
       }
     });
   }
-  Outcome out = exec->run(a, step_seed(s, a));
+  Outcome out = exec->run(a, step_rng(s, a));
   if (out.kind == Outcome::Kind::kSkipped) {
     if (!batch && !graph->has_unexplored(s)) planner->release(s);
     return Status::ok();
@@ -279,16 +281,10 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
   if (!fp) return fp.status();
   item.fp = *fp;
   if (exec->has_after()) {
-    exec->check(false, [&](std::size_t i, const std::string& msg) {
-      item.failures.emplace_back(i, msg);
-    });
+    exec->check(false,
+                [&](std::size_t i, const std::string& msg) { item.failures.emplace_back(i, msg); });
   }
-  if (batch) {
-    auto snap = world->save();
-    if (!snap) return snap.status();
-    item.snapshot = *snap;
-    planner->invalidate();  // the world is at a state the graph does not know yet
-  }
+  if (batch) planner->invalidate();  // the world is at a state the graph does not know yet
   return Status::ok();
 }
 
@@ -296,7 +292,7 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
   const auto [s, a] = item.pair;
   if (item.error) {
     strategy.observe(*graph, {item.pair, kNoState, false, true});
-    if (!graph->has_unexplored(s)) planner->release(s);
+    if (!batch && !graph->has_unexplored(s)) planner->release(s);
     return Status::ok();
   }
   const auto [t, is_new] = graph->add(item.fp, s, a);
@@ -304,15 +300,17 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
   if (is_new) {
     for (std::size_t i = 0; i < nf; ++i) facts.push_back(item.facts[i]);
     if (batch) {
-      planner->adopt(t, item.snapshot);
-      if (Status st = planner->go_to(t); !st) return st;
-    } else {
-      planner->moved(t);
-      if (Status st = planner->discovered(t); !st) return st;
+      // Batches do not keep successors (most are known states): run the step again to reach t.
+      if (Status st = planner->go_to(s); !st) return st;
+      Outcome again = exec->run(a, step_rng(s, a));
+      if (again.kind == Outcome::Kind::kError || again.kind == Outcome::Kind::kSkipped) {
+        return Status::internal(fmt::format("action '{}' did not run the same way twice: {}",
+                                            model.actions()[a].name, again.message));
+      }
     }
-  } else if (batch) {
-    world->release(item.snapshot);
-  } else {
+    planner->moved(t);
+    if (Status st = planner->discovered(t); !st) return st;
+  } else if (!batch) {
     planner->moved(t);
   }
   bool violation = item.violation;
@@ -327,7 +325,7 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
     if (Status st = expand(t); !st) return st;
   }
   strategy.observe(*graph, {item.pair, t, is_new, violation});
-  if (!graph->has_unexplored(s)) planner->release(s);
+  if (!batch && !graph->has_unexplored(s)) planner->release(s);
   return Status::ok();
 }
 
@@ -355,10 +353,11 @@ Result<RunReport> Explorer::Impl::run() {
   // With cheap snapshots and a strategy that can pick ahead, pairs run in batches: each
   // successor is saved, its table slot prefetched, and all are added to the graph afterwards,
   // which hides most of the cache misses of the fingerprint table.
-  const bool batch = world->cheap() && world->mode() == RestoreMode::kSnapshot &&
-                     strategy.lookahead() > 1;
+  const bool batch =
+      world->cheap() && world->mode() == RestoreMode::kSnapshot && strategy.lookahead() > 1;
   const std::size_t batch_size = batch ? std::min<std::size_t>(strategy.lookahead(), 64) : 1;
   std::vector<Executed> items(batch_size);
+  std::vector<StateId> unran;  // batch mode: sources to free once the batch is committed
 
   for (;;) {
     if (options.stop_on_first && !pending.empty()) {
@@ -389,7 +388,8 @@ Result<RunReport> Explorer::Impl::run() {
     }
 
     std::size_t want = batch_size;
-    if (options.max_steps > 0) want = std::min<std::uint64_t>(want, options.max_steps - stats.steps);
+    if (options.max_steps > 0)
+      want = std::min<std::uint64_t>(want, options.max_steps - stats.steps);
     std::size_t n = 0;      // pairs waiting in items
     std::size_t taken = 0;  // picks this round
     while (taken < want) {
@@ -398,7 +398,10 @@ Result<RunReport> Explorer::Impl::run() {
       ++taken;
       Executed& item = items[n];
       if (Status st = run_pair(*pick, batch, item); !st) return st;
-      if (!item.ran) continue;
+      if (!item.ran) {
+        if (batch) unran.push_back(pick->state);
+        continue;
+      }
       if (!batch) {
         if (Status st = commit(item, false); !st) return st;
         continue;
@@ -413,6 +416,12 @@ Result<RunReport> Explorer::Impl::run() {
       for (std::size_t i = 0; i < n; ++i) {
         if (Status st = commit(items[i], true); !st) return st;
       }
+      // Sources are freed only now: a later item of the batch may have needed one again.
+      for (std::size_t i = 0; i < n; ++i) unran.push_back(items[i].pair.state);
+      for (StateId src : unran) {
+        if (!graph->has_unexplored(src)) planner->release(src);
+      }
+      unran.clear();
     }
     if (taken == 0) break;  // the strategy has nothing left
   }
@@ -432,9 +441,10 @@ Result<RunReport> Explorer::Impl::run() {
     auto f = materialize(p);
     if (!f) return f.status();
     if (!f->confirmed && (options.confirm || options.shrink)) {
-      warnings.push_back(fmt::format("finding '{}' did not reproduce when replayed from the "
-                                     "initial state; it is reported unconfirmed",
-                                     f->name));
+      warnings.push_back(
+          fmt::format("finding '{}' did not reproduce when replayed from the "
+                      "initial state; it is reported unconfirmed",
+                      f->name));
     }
     report.findings.push_back(std::move(*f));
   }

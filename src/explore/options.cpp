@@ -9,9 +9,8 @@ namespace prowl {
 
 Status Options::validate() const {
   if (!(coverage_target >= 0 && coverage_target <= 1)) {
-    return Status::invalid(
-        fmt::format("coverage target {} is outside 0..1 (it is a fraction of actions)",
-                    coverage_target));
+    return Status::invalid(fmt::format(
+        "coverage target {} is outside 0..1 (it is a fraction of actions)", coverage_target));
   }
   if (!(time_limit >= 0)) {
     return Status::invalid(fmt::format("time limit {} must be >= 0 seconds", time_limit));

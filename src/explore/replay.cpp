@@ -46,15 +46,17 @@ Result<ReplayResult> Replayer::run(std::span<const TraceStep> steps, bool keep_g
       return result;
     }
     if (!exec.enabled(a, facts, nullptr)) {
-      result.error = fmt::format("action '{}' is not enabled: {}", step.action,
-                                 exec.why_disabled(a, facts));
+      result.error =
+          fmt::format("action '{}' is not enabled: {}", step.action, exec.why_disabled(a, facts));
       result.error_step = i + 1;
       return result;
     }
-    Outcome out = exec.run(a, step.seed);
+    Outcome out = exec.run(a, Rng(step.seed));
     if (out.kind == Outcome::Kind::kSkipped) continue;
+    // A refusal or an error keeps its reason as the step's detail when it has no detail of its own.
+    std::string detail = out.detail.empty() ? out.message : std::move(out.detail);
     result.executed.push_back(
-        {step.action, step.seed, std::string(to_string(out.kind)), std::move(out.detail)});
+        {step.action, step.seed, std::string(to_string(out.kind)), std::move(detail)});
     if (out.kind == Outcome::Kind::kError) {
       result.failures.push_back(
           {FindingKind::kActionError, step.action, Severity::kHigh, out.message, i + 1});

@@ -30,12 +30,6 @@ Status RestorePlanner::discovered(StateId s) {
   return Status::ok();
 }
 
-void RestorePlanner::adopt(StateId s, WorldSnapshot snapshot) {
-  PROWL_CHECK(world_.mode() == RestoreMode::kSnapshot, "adopt() needs snapshot mode");
-  if (snapshots_.size() <= s) snapshots_.resize(static_cast<std::size_t>(s) + 1, kNoSnapshot);
-  snapshots_[s] = snapshot;
-}
-
 void RestorePlanner::release(StateId s) {
   if (world_.mode() != RestoreMode::kSnapshot || s == root_ || s >= snapshots_.size()) return;
   if (snapshots_[s] == kNoSnapshot) return;

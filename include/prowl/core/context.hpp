@@ -51,8 +51,8 @@ class Context {
 
   void set(std::string_view key, Value value);
   template <class T>
-    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
-  void set(std::string_view key, T value) {
+  requires std::is_integral_v<T> &&
+      (!std::is_same_v<T, bool>)void set(std::string_view key, T value) {
     set(key, Value(static_cast<std::int64_t>(value)));
   }
   void set(std::string_view key, const char* value) { set(key, Value(std::string(value))); }

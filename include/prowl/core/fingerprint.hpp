@@ -45,10 +45,8 @@ class Hasher {
     add_bytes(s.data(), s.size());
   }
   template <class T>
-    requires std::is_arithmetic_v<T> || std::is_enum_v<T>
-  void add(T v) {
-    add_bytes(&v, sizeof v);
-  }
+  requires std::is_arithmetic_v<T> || std::is_enum_v<T>
+  void add(T v) { add_bytes(&v, sizeof v); }
 
   Fingerprint finish() const;
 

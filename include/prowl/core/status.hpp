@@ -23,8 +23,7 @@ enum class StatusCode {
 class Status {
  public:
   Status() = default;
-  Status(const Status& other)
-      : rep_(other.rep_ ? std::make_unique<Rep>(*other.rep_) : nullptr) {}
+  Status(const Status& other) : rep_(other.rep_ ? std::make_unique<Rep>(*other.rep_) : nullptr) {}
   Status& operator=(const Status& other) {
     if (this != &other) rep_ = other.rep_ ? std::make_unique<Rep>(*other.rep_) : nullptr;
     return *this;
@@ -62,7 +61,7 @@ class Status {
 template <class T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {}  // NOLINT
   bool is_ok() const { return v_.index() == 0; }
   explicit operator bool() const { return is_ok(); }
@@ -93,7 +92,7 @@ namespace detail {
 
 }  // namespace prowl
 
-#define PROWL_CHECK(cond, message)                                                  \
-  do {                                                                              \
+#define PROWL_CHECK(cond, message)                                                    \
+  do {                                                                                \
     if (!(cond)) ::prowl::detail::check_failed(#cond, (message), __FILE__, __LINE__); \
   } while (false)

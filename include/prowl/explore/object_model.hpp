@@ -96,7 +96,7 @@ class ObjectInvariantBuilder : public InvariantBuilderBase<ObjectInvariantBuilde
   ObjectInvariantBuilder& check(F fn) {
     std::string name = this->invariant().name;
     this->invariant().check = [fn = std::move(fn), name](const World& w,
-                                                          const Context& c) -> Check {
+                                                         const Context& c) -> Check {
       const T& obj = ObjectModel<T>::object(w);
       auto r = [&] {
         if constexpr (std::is_invocable_v<F&, const T&, const Context&>) {
@@ -125,8 +125,8 @@ class ObjectModel : public Model {
                        DescribeFn describe = {})
       : Model(std::move(name)) {
     set_world([initial = std::move(initial), observe = std::move(observe),
-               describe = std::move(describe), n = this->name()]()
-                  -> Result<std::unique_ptr<World>> {
+               describe = std::move(describe),
+               n = this->name()]() -> Result<std::unique_ptr<World>> {
       auto world = std::make_unique<World>();
       world->emplace<MemorySystem<T>>(n, initial, observe, describe);
       return world;

@@ -14,8 +14,8 @@ namespace prowl {
 
 struct Stats {
   std::uint64_t states = 0;
-  std::uint64_t transitions = 0;     // executed pairs that reached a state
-  std::uint64_t steps = 0;           // executed pairs, including failed ones
+  std::uint64_t transitions = 0;  // executed pairs that reached a state
+  std::uint64_t steps = 0;        // executed pairs, including failed ones
   std::uint64_t replayed_actions = 0;
   std::uint64_t restores = 0;
   std::uint32_t max_depth = 0;

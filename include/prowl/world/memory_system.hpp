@@ -14,7 +14,9 @@
 namespace prowl {
 
 template <class T>
-concept HasProwlObserve = requires(const T& v, Hasher& h) { prowl_observe(v, h); };
+concept HasProwlObserve = requires(const T& v, Hasher& h) {
+  prowl_observe(v, h);
+};
 
 template <class T>
 concept DefaultObservable = HasProwlObserve<T> || std::has_unique_object_representations_v<T>;
@@ -43,13 +45,10 @@ class MemorySystem final : public System {
         value_(std::move(initial)),
         observe_(std::move(observe)),
         describe_(std::move(describe)) {
-    if (!observe_) {
-      if constexpr (DefaultObservable<T>) {
-        observe_ = [](const T& v, Hasher& h) { observe_value(v, h); };
-      }
+    if constexpr (!DefaultObservable<T>) {
+      PROWL_CHECK(static_cast<bool>(observe_),
+                  "MemorySystem '" + this->name() + "' needs an observe function for its type");
     }
-    PROWL_CHECK(static_cast<bool>(observe_),
-                "MemorySystem '" + this->name() + "' needs an observe function for its type");
   }
 
   T& value() { return value_; }
@@ -57,6 +56,12 @@ class MemorySystem final : public System {
 
   Capabilities capabilities() const override { return {true, true, true, true}; }
   Status observe(Hasher& hasher) const override {
+    if constexpr (DefaultObservable<T>) {
+      if (!observe_) {
+        observe_value(value_, hasher);  // the common case, without a std::function call
+        return Status::ok();
+      }
+    }
     observe_(value_, hasher);
     return Status::ok();
   }

@@ -33,8 +33,6 @@ class RestorePlanner {
   void moved(StateId to);
   // The world is at the new state s: keep what is needed to come back to it.
   Status discovered(StateId s);
-  // Snapshot mode: s is a new state saved by the caller as `snapshot`; the planner owns it now.
-  void adopt(StateId s, WorldSnapshot snapshot);
   // No strategy will ask for s again: free its snapshot.
   void release(StateId s);
   // The world's state is unknown (an action failed half-way); the next go_to restores.

@@ -33,7 +33,7 @@ TEST(Bfs, ReachesEveryCounterStateByAShortestPath) {
   Explorer explorer(model, bfs);
   auto r = explorer.run();
   ASSERT_TRUE(r) << r.status().message();
-  EXPECT_EQ(r->stats.states, 64u);                 // N^K
+  EXPECT_EQ(r->stats.states, 64u);                   // N^K
   EXPECT_EQ(r->stats.transitions, 64u * 3 * 6 / 4);  // N^K * K * (2N-2)/N
   EXPECT_EQ(r->termination, Termination::kExhausted);
   EXPECT_TRUE(r->findings.empty());
@@ -301,7 +301,9 @@ TEST(Explorer, ReportsAnActionThatDoesNotReplayTheSameWay) {
     w->emplace<testing::FakeSystem>("s", testing::reset_only(), 1);
     return w;
   });
-  auto value = [](World& w) -> int& { return static_cast<testing::FakeSystem&>(w.system(0)).values()[0]; };
+  auto value = [](World& w) -> int& {
+    return static_cast<testing::FakeSystem&>(w.system(0)).values()[0];
+  };
   m.action("tick")
       .when([](const World& w, const Context&) {
         return static_cast<const testing::FakeSystem&>(w.system(0)).values()[0] == 0;
@@ -379,7 +381,8 @@ TEST(Explorer, RefusesAnInvalidModelOrOptionsBeforeRunning) {
   Bfs bfs2;
   auto r2 = explore(good, bfs2, opts);
   ASSERT_FALSE(r2);
-  EXPECT_EQ(r2.status().message(), "coverage target 1.5 is outside 0..1 (it is a fraction of actions)");
+  EXPECT_EQ(r2.status().message(),
+            "coverage target 1.5 is outside 0..1 (it is a fraction of actions)");
 }
 
 TEST(Replayer, RefusesAStepWhoseActionIsNotEnabled) {
@@ -392,7 +395,8 @@ TEST(Replayer, RefusesAStepWhoseActionIsNotEnabled) {
   auto r = replayer.run(steps);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->error_step, 1u);
-  EXPECT_EQ(r->error, "action 'refund' is not enabled: 'create_order' has not run on this path (after:)");
+  EXPECT_EQ(r->error,
+            "action 'refund' is not enabled: 'create_order' has not run on this path (after:)");
 }
 
 }  // namespace

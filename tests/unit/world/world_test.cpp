@@ -138,13 +138,13 @@ struct PlannerFixture {
     tree.add(2, 1, 1);
     tree.add(3, 2, 2);
     tree.add(4, 1, 3);
-    planner = std::make_unique<RestorePlanner>(world, tree, [this](StateId f, ActionId a,
-                                                                    StateId t) {
-      EXPECT_EQ(system->values()[0], static_cast<int>(f));
-      replays.push_back({f, a});
-      system->values()[0] = static_cast<int>(t);
-      return Status::ok();
-    });
+    planner =
+        std::make_unique<RestorePlanner>(world, tree, [this](StateId f, ActionId a, StateId t) {
+          EXPECT_EQ(system->values()[0], static_cast<int>(f));
+          replays.push_back({f, a});
+          system->values()[0] = static_cast<int>(t);
+          return Status::ok();
+        });
     EXPECT_TRUE(planner->begin(0));
   }
   // Runs the edge into `to` as the explorer would.
@@ -225,9 +225,8 @@ TEST(RestorePlanner, ReportsAReplayThatFails) {
   Tree tree;
   tree.add(0, kNoState, kNoAction);
   tree.add(1, 0, 0);
-  RestorePlanner planner(world, tree, [](StateId, ActionId, StateId) {
-    return Status::internal("diverged");
-  });
+  RestorePlanner planner(world, tree,
+                         [](StateId, ActionId, StateId) { return Status::internal("diverged"); });
   ASSERT_TRUE(planner.begin(0));
   Status st = planner.go_to(1);
   EXPECT_EQ(st.code(), StatusCode::kInternal);

@@ -1,0 +1,11 @@
+// prowl's version, for --version and `prowl version`. It must equal the version in the project()
+// call of the top-level CMakeLists.txt; the black-box test cli.prowl_version checks that it does.
+#pragma once
+
+#include <string_view>
+
+namespace prowl {
+
+std::string_view version();
+
+}  // namespace prowl

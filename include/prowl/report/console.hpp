@@ -1,0 +1,54 @@
+// Console reporting: the human-readable rendering of a RunReport, and the live progress line.
+//
+// write_console_report() is deterministic: the same RunReport always renders the same text, and
+// only the "seconds" values depend on timing, so golden files can compare it with those masked.
+// ProgressLine rewrites one line in place with '\r'; the caller decides whether the stream is a
+// terminal. Neither owns the stream it writes to; neither is thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+
+#include "prowl/explore/options.hpp"
+#include "prowl/explore/report.hpp"
+
+namespace prowl {
+
+struct ConsoleOptions {
+  // Only the findings and the one-line summary.
+  bool quiet = false;
+};
+
+// Writes the report: a summary of the run, each finding with its numbered steps, the per-action
+// coverage table, warnings (one for each action that never ran, then the report's own, without
+// repeating a line), and a final one-line summary.
+void write_console_report(std::ostream& out, const RunReport& report,
+                          const ConsoleOptions& options = {});
+
+// The final line of a console report, without a newline, e.g.
+// "refund: 1 finding; 7 states, 9 transitions, 12 steps in 0.004 s (exhausted, seed 42)".
+std::string summary_line(const RunReport& report);
+
+// Live progress for Options::on_progress: states, transitions, rate, findings, elapsed. It draws
+// nothing until the run has lasted longer than `delay` seconds, so short runs leave no trace, and
+// pads each line so that a shorter line fully covers the previous one.
+class ProgressLine {
+ public:
+  // REQUIRES: `out` outlives this object.
+  explicit ProgressLine(std::ostream& out, double delay = 1.0) : out_(out), delay_(delay) {}
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+  void update(const Progress& progress);
+  // Blanks the line if one was drawn, leaving the cursor at its start.
+  void finish();
+  bool drawn() const { return width_ > 0; }
+
+ private:
+  std::ostream& out_;
+  double delay_;
+  std::size_t width_ = 0;  // length of the line on screen
+};
+
+}  // namespace prowl

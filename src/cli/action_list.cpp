@@ -1,0 +1,63 @@
+#include "action_list.hpp"
+
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace prowl::detail {
+
+namespace {
+
+std::string_view timing_text(Timing t) {
+  switch (t) {
+    case Timing::kBefore:
+      return "checked before each action";
+    case Timing::kAfter:
+      return "checked after each action";
+    case Timing::kBoth:
+      return "checked before and after each action";
+  }
+  return "checked after each action";
+}
+
+std::string plural(std::size_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+}  // namespace
+
+void write_action_list(std::ostream& out, const Model& model) {
+  out << fmt::format("model {}: {}, {}\n", model.name(),
+                     plural(model.actions().size(), "action", "actions"),
+                     plural(model.invariants().size(), "invariant", "invariants"));
+  if (!model.state_keys().empty()) {
+    out << fmt::format("state keys: {}\n", fmt::join(model.state_keys(), ", "));
+  }
+  out << "\nactions:\n";
+  for (const Action& a : model.actions()) {
+    out << "  " << a.name << '\n';
+    if (!a.description.empty()) out << "    " << a.description << '\n';
+    std::vector<std::string> facts;
+    if (!a.after.empty()) facts.push_back(fmt::format("after {}", fmt::join(a.after, ", ")));
+    if (!a.requires_keys.empty()) {
+      facts.push_back(fmt::format("requires {}", fmt::join(a.requires_keys, ", ")));
+    }
+    if (!a.preconditions.empty()) {
+      facts.push_back(plural(a.preconditions.size(), "precondition", "preconditions"));
+    }
+    if (a.max_per_path > 0) facts.push_back(fmt::format("at most {} per path", a.max_per_path));
+    if (a.max_per_run > 0) facts.push_back(fmt::format("at most {} per run", a.max_per_run));
+    facts.push_back(fmt::format("weight {}", a.weight));
+    out << fmt::format("    {}\n", fmt::join(facts, "; "));
+  }
+  out << "\ninvariants:\n";
+  if (model.invariants().empty()) out << "  (none)\n";
+  for (const Invariant& inv : model.invariants()) {
+    out << fmt::format("  {} ({}, {})\n", inv.name, to_string(inv.severity),
+                       timing_text(inv.timing));
+    if (!inv.description.empty()) out << "    " << inv.description << '\n';
+  }
+}
+
+}  // namespace prowl::detail

@@ -1,0 +1,340 @@
+#include "prowl/cli/run_main.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <random>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "action_list.hpp"
+#include "prowl/cli/version.hpp"
+#include "prowl/explore/explorer.hpp"
+#include "prowl/report/console.hpp"
+#include "prowl/report/format.hpp"
+#include "prowl/strategy/factory.hpp"
+
+namespace prowl {
+
+namespace {
+
+// Parses "ACTION=W" at the last '=': W must be a finite number > 0.
+Result<std::pair<std::string, double>> parse_weight(std::string_view text) {
+  const std::size_t eq = text.rfind('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    return Status::invalid(fmt::format("weight '{}' is not ACTION=W (for example refund=3)", text));
+  }
+  const std::string number(text.substr(eq + 1));
+  char* end = nullptr;
+  const double w = number.empty() ? 0 : std::strtod(number.c_str(), &end);
+  if (number.empty() || *end != '\0' || !std::isfinite(w) || !(w > 0)) {
+    return Status::invalid(fmt::format("weight '{}' needs a positive number after the '='", text));
+  }
+  return std::make_pair(std::string(text.substr(0, eq)), w);
+}
+
+// CLI11 reads integers with strtoull/strtoll in base 0, so "-1" wraps around and "010" is octal.
+// This accepts decimal digits only (and a leading '-' when negative values are allowed), and drops
+// leading zeros before CLI11 converts the text.
+CLI::Validator decimal_integer(bool allow_negative) {
+  return CLI::Validator(
+      [allow_negative](std::string& text) -> std::string {
+        const std::size_t sign = allow_negative && !text.empty() && text[0] == '-' ? 1 : 0;
+        const bool digits = text.size() > sign &&
+                            std::all_of(text.begin() + static_cast<std::ptrdiff_t>(sign),
+                                        text.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (!digits) {
+          return fmt::format("'{}' is not a {}decimal integer", text,
+                             allow_negative ? "" : "non-negative ");
+        }
+        const std::size_t first = std::min(text.find_first_not_of('0', sign), text.size() - 1);
+        text.erase(sign, first - sign);
+        std::int64_t as_signed = 0;
+        std::uint64_t as_unsigned = 0;
+        const char* end = text.data() + text.size();
+        const bool fits = allow_negative
+                              ? std::from_chars(text.data(), end, as_signed).ec == std::errc()
+                              : std::from_chars(text.data(), end, as_unsigned).ec == std::errc();
+        if (!fits) return fmt::format("'{}' is too large", text);
+        return {};
+      },
+      "");
+}
+
+std::string program_name(const MainSettings& settings, int argc, char** argv) {
+  if (!settings.program.empty()) return settings.program;
+  if (argc > 0 && argv[0] != nullptr && argv[0][0] != '\0') {
+    return std::filesystem::path(argv[0]).filename().string();
+  }
+  return "prowl";
+}
+
+constexpr std::string_view kFooter =
+    "Exit codes: 0 no findings, 1 findings, 2 bad usage, options or model,\n"
+    "3 environment failure, 70 internal error (a bug in prowl; please report it).";
+
+}  // namespace
+
+struct CommandLine::Impl {
+  explicit Impl(MainSettings s) : settings(std::move(s)) {}
+
+  MainSettings settings;
+  std::string program;
+  std::unique_ptr<CLI::App> app;
+  struct IntFlag {
+    std::string name, help;
+    int* value;
+    int min, max;
+  };
+  std::vector<IntFlag> int_flags;
+
+  // Flag values.
+  std::string strategy;
+  std::uint64_t seed = 0;
+  std::uint64_t max_steps = 0;
+  std::uint32_t max_depth = 0;
+  double time_limit = 0;
+  double coverage_target = 0;
+  bool stop_on_first = false;
+  bool shrink = false;
+  bool quiet = false;
+  bool list_actions = false;
+  bool show_version = false;
+  std::vector<std::string> report_texts;
+  std::vector<std::string> weight_texts;
+
+  // Derived in parse().
+  std::vector<ReportSpec> reports;
+  std::map<std::string, double> weights;
+  bool parsed = false;
+
+  void build_app();
+  std::optional<int> parse(int argc, char** argv);
+  int run(const Model& model);
+  int usage_error(const std::string& message) const;
+};
+
+void CommandLine::Impl::build_app() {
+  app = std::make_unique<CLI::App>(
+      settings.description.empty() ? std::string() : settings.description + "\n", program);
+  app->footer(std::string(kFooter));
+  strategy = settings.default_strategy;
+  app->add_option("--strategy", strategy,
+                  fmt::format("search strategy: {} (default {})", fmt::join(strategy_names(), ", "),
+                              settings.default_strategy))
+      ->type_name("NAME");
+  app->add_option("--seed", seed, "seed of the run (default: a random seed, printed in reports)")
+      ->type_name("N")
+      ->transform(decimal_integer(false));
+  app->add_option("--max-steps", max_steps, "stop after N executed actions (default 0: no limit)")
+      ->type_name("N")
+      ->transform(decimal_integer(false));
+  app->add_option("--max-depth", max_depth,
+                  "do not expand states deeper than N actions (default 0: no limit)")
+      ->type_name("N")
+      ->transform(decimal_integer(false));
+  app->add_option("--time-limit", time_limit, "stop after SECONDS (default 0: no limit)")
+      ->type_name("SECONDS");
+  app->add_option("--coverage-target", coverage_target,
+                  "stop once this fraction (0..1) of the actions ran at least once (default 0: "
+                  "never)")
+      ->type_name("FRACTION");
+  app->add_flag("--stop-on-first", stop_on_first, "stop at the first finding");
+  app->add_flag("--shrink", shrink, "shorten each finding's steps by delta debugging");
+  app->add_option(
+         "--report", report_texts,
+         fmt::format("also write a report, as FORMAT:FILE; formats: {}{} (repeatable)",
+                     fmt::join(report_format_names(), ", "),
+                     settings.default_reports.empty()
+                         ? std::string()
+                         : fmt::format("; default {}", fmt::join(settings.default_reports, " "))))
+      ->type_name("FORMAT:FILE")
+      ->allow_extra_args(false);
+  app->add_option("--weight", weight_texts,
+                  "weight of an action for --strategy weighted, as ACTION=W with W > 0 "
+                  "(repeatable)")
+      ->type_name("ACTION=W")
+      ->allow_extra_args(false);
+  for (const IntFlag& f : int_flags) {
+    app->add_option(f.name, *f.value,
+                    fmt::format("{} ({}..{}, default {})", f.help, f.min, f.max, *f.value))
+        ->type_name("N")
+        ->transform(decimal_integer(true))
+        ->check(CLI::Range(f.min, f.max).description(""));
+  }
+  app->add_flag("--quiet", quiet, "print only the findings and a one-line summary");
+  app->add_flag("--list-actions", list_actions,
+                "list the model's actions and invariants, and exit");
+  app->add_flag("--version", show_version, "print prowl's version and exit");
+}
+
+int CommandLine::Impl::usage_error(const std::string& message) const {
+  std::cerr << fmt::format("{}: {}\nRun '{} --help' for the options.\n", program, message, program);
+  return kExitUsage;
+}
+
+std::optional<int> CommandLine::Impl::parse(int argc, char** argv) {
+  PROWL_CHECK(!parsed, "CommandLine::parse() called twice");
+  parsed = true;
+  program = program_name(settings, argc, argv);
+  build_app();
+  try {
+    app->parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app->help();
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp&) {
+    std::cout << app->help("", CLI::AppFormatMode::All);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    // The usage without the description: the message should stay in view.
+    app->description("");
+    std::cerr << fmt::format("{}: {}\n\n", program, e.what()) << app->help();
+    return kExitUsage;
+  }
+  if (show_version) {
+    std::cout << "prowl " << version() << '\n';
+    return kExitOk;
+  }
+  const auto& names = strategy_names();
+  if (std::find(names.begin(), names.end(), strategy) == names.end()) {
+    return usage_error(
+        fmt::format("unknown strategy '{}'; choose one of: {}", strategy, fmt::join(names, ", ")));
+  }
+  for (const std::string& text : report_texts) {
+    auto spec = parse_report_spec(text);
+    if (!spec) return usage_error(spec.status().message());
+    reports.push_back(std::move(*spec));
+  }
+  if (report_texts.empty()) {
+    for (const std::string& text : settings.default_reports) {
+      auto spec = parse_report_spec(text);
+      PROWL_CHECK(spec.is_ok(), "MainSettings::default_reports: " + spec.status().message());
+      reports.push_back(std::move(*spec));
+    }
+  }
+  for (const std::string& text : weight_texts) {
+    auto w = parse_weight(text);
+    if (!w) return usage_error(w.status().message());
+    weights[w->first] = w->second;
+  }
+  if (app->count("--seed") == 0) seed = std::random_device{}();
+  Options probe;
+  probe.time_limit = time_limit;
+  probe.coverage_target = coverage_target;
+  if (Status st = probe.validate(); !st) return usage_error(st.message());
+  return std::nullopt;
+}
+
+int CommandLine::Impl::run(const Model& model) {
+  PROWL_CHECK(parsed, "CommandLine::run() before parse()");
+  const Status valid = model.validate();
+  if (list_actions) {
+    detail::write_action_list(std::cout, model);
+    if (valid) return kExitOk;
+  }
+  if (!valid) {
+    std::cerr << fmt::format("{}: {}\n", program, valid.message());
+    return kExitUsage;
+  }
+  for (const auto& [name, w] : weights) {
+    if (model.find_action(name) == kNoAction) {
+      std::vector<std::string> known;
+      for (const Action& a : model.actions()) known.push_back(a.name);
+      return usage_error(fmt::format("--weight names unknown action '{}'; the actions are: {}",
+                                     name, fmt::join(known, ", ")));
+    }
+  }
+  StrategyParams params;
+  params.seed = seed;
+  params.weights = weights;
+  auto made = make_strategy(strategy, model, params);
+  if (!made) {
+    std::cerr << fmt::format("{}: {}\n", program, made.status().message());
+    return made.status().exit_code();
+  }
+
+  Options options;
+  options.seed = seed;
+  options.max_steps = max_steps;
+  options.max_depth = max_depth;
+  options.time_limit = time_limit;
+  options.coverage_target = coverage_target;
+  options.stop_on_first = stop_on_first;
+  options.shrink = shrink;
+  ProgressLine progress(std::cerr);
+  if (!quiet && ::isatty(STDERR_FILENO)) {
+    options.on_progress = [&progress](const Progress& p) { progress.update(p); };
+  }
+  auto report = explore(model, **made, std::move(options));
+  progress.finish();
+  if (!report) {
+    std::cerr << fmt::format("{}: {}\n", program, report.status().message());
+    return report.status().exit_code();
+  }
+  write_console_report(std::cout, *report, {.quiet = quiet});
+  std::cout.flush();
+  int code = report->findings.empty() ? kExitOk : kExitFindings;
+  for (const ReportSpec& spec : reports) {
+    if (Status st = write_report(spec, *report); !st) {
+      std::cerr << fmt::format("{}: {}\n", program, st.message());
+      code = st.exit_code();
+      continue;
+    }
+    if (!quiet) std::cout << fmt::format("{} report written to {}\n", spec.format, spec.path);
+  }
+  return code;
+}
+
+CommandLine::CommandLine(MainSettings settings)
+    : impl_(std::make_unique<Impl>(std::move(settings))) {}
+CommandLine::~CommandLine() = default;
+
+void CommandLine::add_int_flag(const std::string& name, const std::string& help, int* value,
+                               int min, int max) {
+  PROWL_CHECK(!impl_->parsed, "CommandLine::add_int_flag() after parse()");
+  PROWL_CHECK(value != nullptr && min <= *value && *value <= max,
+              fmt::format("flag {}: the default must lie in [{}, {}]", name, min, max));
+  impl_->int_flags.push_back({name, help, value, min, max});
+}
+
+namespace {
+// Runs fn, turning programming errors and unexpected exceptions into kExitInternal.
+template <class F>
+auto guarded(const std::string& program, F&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const LogicError& e) {
+    std::cerr << fmt::format("{}: internal error: {}\n", program, e.what());
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("{}: internal error: unexpected exception: {}\n", program, e.what());
+  }
+  return kExitInternal;
+}
+}  // namespace
+
+std::optional<int> CommandLine::parse(int argc, char** argv) {
+  return guarded(program_name(impl_->settings, argc, argv),
+                 [&]() -> std::optional<int> { return impl_->parse(argc, argv); });
+}
+
+int CommandLine::run(const Model& model) {
+  return guarded(impl_->program, [&] { return impl_->run(model); });
+}
+
+int run_main(const Model& model, int argc, char** argv, MainSettings settings) {
+  CommandLine command_line(std::move(settings));
+  if (std::optional<int> code = command_line.parse(argc, argv)) return *code;
+  return command_line.run(model);
+}
+
+}  // namespace prowl

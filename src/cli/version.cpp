@@ -1,0 +1,7 @@
+#include "prowl/cli/version.hpp"
+
+namespace prowl {
+
+std::string_view version() { return PROWL_VERSION; }
+
+}  // namespace prowl

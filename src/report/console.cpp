@@ -1,0 +1,184 @@
+#include "prowl/report/console.hpp"
+
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace prowl {
+
+namespace {
+
+std::string plural(std::uint64_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+void write_summary(std::ostream& out, const RunReport& r) {
+  const double per_transition = r.stats.transitions == 0
+                                    ? 0.0
+                                    : static_cast<double>(r.stats.replayed_actions) /
+                                          static_cast<double>(r.stats.transitions);
+  out << fmt::format("model         {}\n", r.model);
+  out << fmt::format("strategy      {}\n", r.strategy);
+  out << fmt::format("seed          {}\n", r.seed);
+  out << fmt::format("restore mode  {}\n", to_string(r.restore_mode));
+  out << fmt::format("termination   {}\n", to_string(r.termination));
+  out << fmt::format("states        {}\n", r.stats.states);
+  out << fmt::format("transitions   {}\n", r.stats.transitions);
+  out << fmt::format("steps         {}\n", r.stats.steps);
+  out << fmt::format("replayed      {} ({:.2f} per transition)\n",
+                     plural(r.stats.replayed_actions, "action", "actions"), per_transition);
+  out << fmt::format("seconds       {:.3f}\n", r.stats.seconds);
+}
+
+// Writes each line of `text` with `indent` in front of it.
+void write_indented(std::ostream& out, std::string_view text, std::string_view indent) {
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    const std::string_view line = text.substr(0, nl);
+    out << indent << line << '\n';
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+}
+
+void write_finding(std::ostream& out, std::size_t number, const Finding& f) {
+  std::string status = f.confirmed ? "confirmed" : "unconfirmed";
+  if (f.shrunk_from > 0) status += fmt::format(", shrunk from {} steps", f.shrunk_from);
+  out << fmt::format("[{}] {} {} {} ({})\n", number, to_string(f.severity), to_string(f.kind),
+                     f.name, status);
+  if (!f.message.empty()) write_indented(out, f.message, "    ");
+  if (f.steps.empty()) {
+    out << "    steps: none, the initial state fails\n";
+  } else {
+    out << "    steps:\n";
+    for (std::size_t i = 0; i < f.steps.size(); ++i) {
+      const TraceStep& s = f.steps[i];
+      std::string line = fmt::format("      {}. {}", i + 1, s.action);
+      if (!s.outcome.empty() && s.outcome != "ok") line += fmt::format(" [{}]", s.outcome);
+      if (!s.detail.empty()) line += fmt::format(": {}", s.detail);
+      if (i + 1 == f.steps.size()) line += "  <- fails";
+      out << line << '\n';
+    }
+  }
+  if (!f.state.empty()) {
+    out << "    state:\n";
+    write_indented(out, f.state, "      ");
+  }
+}
+
+void write_findings(std::ostream& out, const RunReport& r) {
+  for (std::size_t i = 0; i < r.findings.size(); ++i) {
+    write_finding(out, i + 1, r.findings[i]);
+    out << '\n';
+  }
+}
+
+void write_coverage(std::ostream& out, const RunReport& r) {
+  std::size_t ran = 0;
+  for (const auto& c : r.coverage) ran += c.executed > 0;
+  out << fmt::format("coverage: {} of {} actions ran ({:.1f}%)\n", ran, r.coverage.size(),
+                     100.0 * r.action_coverage());
+  if (r.coverage.empty()) return;
+  static constexpr std::string_view kHeaders[] = {"enabled", "executed", "ok", "rejected",
+                                                  "errors"};
+  std::size_t name_width = std::string_view("action").size();
+  for (const auto& c : r.coverage) name_width = std::max(name_width, c.name.size());
+  auto counts = [](const ActionCoverage& c) {
+    return std::vector<std::uint64_t>{c.enabled, c.executed, c.ok, c.rejected, c.errors};
+  };
+  std::vector<std::size_t> widths;
+  for (auto h : kHeaders) widths.push_back(h.size());
+  for (const auto& c : r.coverage) {
+    const auto values = counts(c);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      widths[i] = std::max(widths[i], fmt::formatted_size("{}", values[i]));
+    }
+  }
+  std::string header = fmt::format("  {:<{}}", "action", name_width);
+  for (std::size_t i = 0; i < widths.size(); ++i) {
+    header += fmt::format("  {:>{}}", kHeaders[i], widths[i]);
+  }
+  out << header << '\n';
+  for (const auto& c : r.coverage) {
+    std::string row = fmt::format("  {:<{}}", c.name, name_width);
+    const auto values = counts(c);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      row += fmt::format("  {:>{}}", values[i], widths[i]);
+    }
+    out << row << '\n';
+  }
+}
+
+// One warning for each action that never ran, then the report's warnings that do not repeat one
+// (the explorer words its never-ran warnings the same way).
+std::vector<std::string> warnings_of(const RunReport& r) {
+  std::vector<std::string> lines;
+  for (const auto& c : r.coverage) {
+    if (c.executed == 0) {
+      lines.push_back(fmt::format("action '{}' never ran{}", c.name,
+                                  c.enabled == 0 ? " (it was never enabled)" : ""));
+    }
+  }
+  for (const auto& w : r.warnings) {
+    if (std::find(lines.begin(), lines.end(), w) == lines.end()) lines.push_back(w);
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::string summary_line(const RunReport& r) {
+  const std::string findings =
+      r.findings.empty() ? "no findings" : plural(r.findings.size(), "finding", "findings");
+  return fmt::format("{}: {}; {}, {}, {} in {:.3f} s ({}, seed {})", r.model, findings,
+                     plural(r.stats.states, "state", "states"),
+                     plural(r.stats.transitions, "transition", "transitions"),
+                     plural(r.stats.steps, "step", "steps"), r.stats.seconds,
+                     to_string(r.termination), r.seed);
+}
+
+void write_console_report(std::ostream& out, const RunReport& report,
+                          const ConsoleOptions& options) {
+  if (options.quiet) {
+    write_findings(out, report);
+    out << summary_line(report) << '\n';
+    return;
+  }
+  write_summary(out, report);
+  out << '\n';
+  if (report.findings.empty()) {
+    out << "no findings\n\n";
+  } else {
+    out << plural(report.findings.size(), "finding", "findings") << "\n\n";
+    write_findings(out, report);
+  }
+  write_coverage(out, report);
+  out << '\n';
+  const auto warnings = warnings_of(report);
+  for (const auto& w : warnings) out << "warning: " << w << '\n';
+  if (!warnings.empty()) out << '\n';
+  out << summary_line(report) << '\n';
+}
+
+void ProgressLine::update(const Progress& p) {
+  if (!(p.seconds > delay_)) return;
+  const double rate = static_cast<double>(p.transitions) / p.seconds;
+  std::string line =
+      fmt::format("{}, {}, {:.0f} transitions/s, {}, {:.1f} s", plural(p.states, "state", "states"),
+                  plural(p.transitions, "transition", "transitions"), rate,
+                  plural(p.findings, "finding", "findings"), p.seconds);
+  const std::size_t shown = line.size();
+  if (shown < width_) line.append(width_ - shown, ' ');
+  width_ = std::max(width_, shown);
+  out_ << '\r' << line << std::flush;
+}
+
+void ProgressLine::finish() {
+  if (width_ == 0) return;
+  out_ << '\r' << std::string(width_, ' ') << '\r' << std::flush;
+  width_ = 0;
+}
+
+}  // namespace prowl

@@ -1,0 +1,101 @@
+#include "prowl/report/json.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace prowl {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Seeds are 64-bit: written as decimal strings so that parsers that read numbers as doubles
+// (JavaScript, for one) do not round them.
+std::string seed_text(std::uint64_t seed) { return std::to_string(seed); }
+
+Json step_json(std::size_t index, const TraceStep& s) {
+  return Json{{"index", index},
+              {"action", s.action},
+              {"seed", seed_text(s.seed)},
+              {"outcome", s.outcome},
+              {"detail", s.detail}};
+}
+
+Json finding_json(const Finding& f) {
+  Json steps = Json::array();
+  for (std::size_t i = 0; i < f.steps.size(); ++i) steps.push_back(step_json(i + 1, f.steps[i]));
+  return Json{
+      {"kind", to_string(f.kind)},         {"name", f.name},       {"action", f.action},
+      {"severity", to_string(f.severity)}, {"message", f.message}, {"confirmed", f.confirmed},
+      {"shrunk_from", f.shrunk_from},      {"state", f.state},     {"steps", std::move(steps)}};
+}
+
+Json stats_json(const Stats& s) {
+  const double per_transition = s.transitions == 0 ? 0.0
+                                                   : static_cast<double>(s.replayed_actions) /
+                                                         static_cast<double>(s.transitions);
+  return Json{{"states", s.states},
+              {"transitions", s.transitions},
+              {"steps", s.steps},
+              {"replayed_actions", s.replayed_actions},
+              {"restores", s.restores},
+              {"max_depth", s.max_depth},
+              {"seconds", s.seconds},
+              {"replayed_per_transition", per_transition},
+              {"graph_bytes", s.graph_bytes}};
+}
+
+Json coverage_json(const RunReport& r) {
+  Json actions = Json::array();
+  for (const auto& c : r.coverage) {
+    actions.push_back(Json{{"name", c.name},
+                           {"enabled", c.enabled},
+                           {"executed", c.executed},
+                           {"ok", c.ok},
+                           {"rejected", c.rejected},
+                           {"errors", c.errors}});
+  }
+  return Json{{"action_coverage", r.action_coverage()}, {"actions", std::move(actions)}};
+}
+
+}  // namespace
+
+std::string to_json(const RunReport& report) {
+  Json findings = Json::array();
+  for (const auto& f : report.findings) findings.push_back(finding_json(f));
+  Json doc{{"version", kJsonReportVersion},
+           {"tool", "prowl"},
+           {"model", report.model},
+           {"seed", seed_text(report.seed)},
+           {"strategy", report.strategy},
+           {"restore_mode", to_string(report.restore_mode)},
+           {"termination", to_string(report.termination)},
+           {"stats", stats_json(report.stats)},
+           {"findings", std::move(findings)},
+           {"coverage", coverage_json(report)},
+           {"warnings", report.warnings}};
+  // Replacement keeps invalid UTF-8 in user text (a detail, a message) from aborting the report.
+  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+Status write_json_report(const RunReport& report, const std::string& path) {
+  const std::string text = to_json(report);
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (!file) {
+    return Status::environment(
+        fmt::format("cannot write JSON report '{}': {}", path, std::strerror(errno)));
+  }
+  file << text;
+  file.close();
+  if (!file) {
+    return Status::environment(
+        fmt::format("cannot write JSON report '{}': {}", path, std::strerror(errno)));
+  }
+  return Status::ok();
+}
+
+}  // namespace prowl

@@ -1,0 +1,114 @@
+#include "prowl/report/console.hpp"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <sstream>
+
+#include "golden.hpp"
+#include "prowl/explore/explorer.hpp"
+#include "prowl/strategy/bfs.hpp"
+#include "refund/refund.hpp"
+#include "sample_report.hpp"
+
+namespace prowl {
+namespace {
+
+using testing::matches_golden;
+using testing::sample_report;
+
+std::string render(const RunReport& r, ConsoleOptions options = {}) {
+  std::ostringstream out;
+  write_console_report(out, r, options);
+  return out.str();
+}
+
+TEST(Console, RendersSummaryFindingsCoverageAndWarnings) {
+  EXPECT_TRUE(matches_golden("console_full.txt", render(sample_report())));
+}
+
+TEST(Console, QuietPrintsOnlyTheFindingsAndTheSummaryLine) {
+  EXPECT_TRUE(matches_golden("console_quiet.txt", render(sample_report(), {.quiet = true})));
+}
+
+TEST(Console, SaysNoFindingsAndWarnsOfNothingWhenEveryActionRan) {
+  RunReport r;
+  r.model = "counters";
+  r.strategy = "dfs";
+  r.seed = 1;
+  r.stats = {.states = 1, .transitions = 1, .steps = 1, .seconds = 0.0004};
+  r.coverage = {{"inc_0", 1, 1, 1, 0, 0}};
+  EXPECT_EQ(
+      render(r),
+      "model         counters\n"
+      "strategy      dfs\n"
+      "seed          1\n"
+      "restore mode  snapshot\n"
+      "termination   exhausted\n"
+      "states        1\n"
+      "transitions   1\n"
+      "steps         1\n"
+      "replayed      0 actions (0.00 per transition)\n"
+      "seconds       0.000\n"
+      "\n"
+      "no findings\n"
+      "\n"
+      "coverage: 1 of 1 actions ran (100.0%)\n"
+      "  action  enabled  executed  ok  rejected  errors\n"
+      "  inc_0         1         1   1         0       0\n"
+      "\n"
+      "counters: no findings; 1 state, 1 transition, 1 step in 0.000 s (exhausted, seed 1)\n");
+}
+
+TEST(Console, SummaryLineCountsFindingsStatesTransitionsAndSteps) {
+  EXPECT_EQ(summary_line(sample_report()),
+            "shop: 4 findings; 1234 states, 5678 transitions, 6000 steps in 2.500 s (max_steps, "
+            "seed 18446744073709551557)");
+}
+
+// Replaces the only timing-dependent values, the seconds, with "X".
+std::string mask_seconds(const std::string& text) {
+  static const std::regex seconds_line("seconds       [0-9]+\\.[0-9]+");
+  static const std::regex summary_seconds(" in [0-9]+\\.[0-9]+ s \\(");
+  return std::regex_replace(std::regex_replace(text, seconds_line, "seconds       X"),
+                            summary_seconds, " in X s (");
+}
+
+TEST(Console, RendersABfsRunOfTheRefundModel) {
+  const auto model = examples::make_refund_model();
+  Bfs bfs;
+  Options options;
+  options.seed = 7;
+  auto report = explore(model, bfs, options);
+  ASSERT_TRUE(report.is_ok()) << report.status().message();
+  EXPECT_TRUE(matches_golden("console_refund_bfs.txt", mask_seconds(render(*report))));
+}
+
+TEST(ConsoleProgress, StaysSilentDuringTheFirstSecond) {
+  std::ostringstream out;
+  ProgressLine line(out);
+  line.update({.states = 5, .transitions = 9, .steps = 9, .findings = 0, .seconds = 0.5});
+  line.update({.states = 6, .transitions = 10, .steps = 10, .findings = 0, .seconds = 1.0});
+  line.finish();
+  EXPECT_FALSE(line.drawn());
+  EXPECT_EQ(out.str(), "");
+}
+
+TEST(ConsoleProgress, RewritesOneLineInPlaceAndBlanksItWhenFinished) {
+  std::ostringstream out;
+  ProgressLine line(out);
+  line.update({.states = 10, .transitions = 2000, .steps = 2100, .findings = 1, .seconds = 2.0});
+  EXPECT_EQ(out.str(), "\r10 states, 2000 transitions, 1000 transitions/s, 1 finding, 2.0 s");
+  out.str("");
+  // A shorter line is padded so that it covers the longer one.
+  line.update({.states = 1, .transitions = 30, .steps = 30, .findings = 0, .seconds = 3.0});
+  EXPECT_EQ(out.str(),
+            "\r1 state, 30 transitions, 10 transitions/s, 0 findings, 3.0 s" + std::string(5, ' '));
+  out.str("");
+  line.finish();
+  EXPECT_EQ(out.str(), "\r" + std::string(65, ' ') + "\r");
+  EXPECT_FALSE(line.drawn());
+}
+
+}  // namespace
+}  // namespace prowl

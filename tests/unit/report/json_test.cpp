@@ -1,0 +1,135 @@
+#include "prowl/report/json.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "golden.hpp"
+#include "prowl/explore/explorer.hpp"
+#include "prowl/strategy/bfs.hpp"
+#include "refund/refund.hpp"
+#include "sample_report.hpp"
+
+namespace prowl {
+namespace {
+
+using testing::matches_golden;
+using testing::sample_report;
+
+TEST(JsonReport, RendersEveryFieldAsTheGoldenFile) {
+  EXPECT_TRUE(matches_golden("report.json", to_json(sample_report())));
+}
+
+TEST(JsonReport, WritesSeedsAsDecimalStringsSoTheyAreNotRounded) {
+  const auto doc = nlohmann::json::parse(to_json(sample_report()));
+  EXPECT_EQ(doc["seed"], "18446744073709551557");
+  EXPECT_EQ(doc["findings"][0]["steps"][2]["seed"], "33");
+}
+
+TEST(JsonReport, WritesTheDocumentToAFile) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("prowl-json-test-" + std::to_string(::getpid()) + ".json");
+  ASSERT_TRUE(write_json_report(sample_report(), path.string()).is_ok());
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), to_json(sample_report()));
+  std::filesystem::remove(path);
+}
+
+TEST(JsonReport, AnUnwritablePathIsAnEnvironmentFailureNamingTheFile) {
+  const Status st = write_json_report(sample_report(), "/nonexistent-prowl-dir/report.json");
+  EXPECT_EQ(st.code(), StatusCode::kEnvironment);
+  EXPECT_EQ(st.message(),
+            "cannot write JSON report '/nonexistent-prowl-dir/report.json': No such file or "
+            "directory");
+}
+
+// The refund model explored breadth-first, as `refund --seed 7` does: the double refund breaks
+// two invariants on the same three steps, and cancelling a second order afterwards breaks the
+// merchant's balance again.
+TEST(JsonReport, DescribesABfsRunOfTheRefundModel) {
+  const auto model = examples::make_refund_model();
+  Bfs bfs;
+  Options options;
+  options.seed = 7;
+  auto report = explore(model, bfs, options);
+  ASSERT_TRUE(report.is_ok()) << report.status().message();
+  const auto doc = nlohmann::json::parse(to_json(*report));
+
+  EXPECT_EQ(doc["version"], "1");
+  EXPECT_EQ(doc["tool"], "prowl");
+  EXPECT_EQ(doc["model"], "refund");
+  EXPECT_EQ(doc["seed"], "7");
+  EXPECT_EQ(doc["strategy"], "bfs");
+  EXPECT_EQ(doc["restore_mode"], "snapshot");
+  EXPECT_EQ(doc["termination"], "exhausted");
+
+  const auto& stats = doc["stats"];
+  EXPECT_EQ(stats["states"], 43);
+  EXPECT_EQ(stats["transitions"], 78);
+  EXPECT_EQ(stats["steps"], 78);
+  EXPECT_EQ(stats["replayed_actions"], 0);
+  EXPECT_EQ(stats["max_depth"], 7);
+  EXPECT_EQ(stats["replayed_per_transition"], 0.0);
+  EXPECT_TRUE(stats["restores"].is_number_unsigned());
+  EXPECT_TRUE(stats["seconds"].is_number() && stats["seconds"].get<double>() >= 0);
+
+  const auto& findings = doc["findings"];
+  ASSERT_EQ(findings.size(), 3u);
+  auto actions_of = [](const nlohmann::json& f) {
+    std::vector<std::string> names;
+    for (const auto& step : f["steps"]) names.push_back(step["action"]);
+    return names;
+  };
+  const std::vector<std::string> double_refund = {"create_order", "refund", "refund"};
+
+  const auto& first = findings[0];
+  EXPECT_EQ(first["kind"], "invariant_violation");
+  EXPECT_EQ(first["name"], "refund_at_most_once");
+  EXPECT_EQ(first["action"], "refund");
+  EXPECT_EQ(first["severity"], "critical");
+  EXPECT_EQ(first["message"], "order 0 was refunded 20 for a price of 10");
+  EXPECT_EQ(first["confirmed"], true);
+  EXPECT_EQ(first["shrunk_from"], 0);
+  EXPECT_EQ(first["state"], "customer=40 merchant=-10 order0=refunded(refunded 20)");
+  EXPECT_EQ(actions_of(first), double_refund);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(first["steps"][i]["index"], i + 1);
+    EXPECT_EQ(first["steps"][i]["outcome"], "ok");
+    EXPECT_EQ(first["steps"][i]["detail"], "order 0");
+  }
+
+  const auto& second = findings[1];
+  EXPECT_EQ(second["name"], "merchant_balance_non_negative");
+  EXPECT_EQ(second["severity"], "high");
+  EXPECT_EQ(second["message"], "merchant balance is -10");
+  EXPECT_EQ(second["confirmed"], true);
+  EXPECT_EQ(actions_of(second), double_refund);
+  // The same step from the same state runs with the same seed, whichever finding it is part of.
+  EXPECT_EQ(second["steps"], first["steps"]);
+
+  const auto& third = findings[2];
+  EXPECT_EQ(third["name"], "merchant_balance_non_negative");
+  EXPECT_EQ(third["action"], "cancel");
+  EXPECT_EQ(third["confirmed"], true);
+  EXPECT_EQ(actions_of(third), (std::vector<std::string>{"create_order", "refund", "refund",
+                                                         "create_order", "cancel"}));
+  EXPECT_EQ(third["steps"][3]["detail"], "order 1");
+  EXPECT_EQ(third["state"],
+            "customer=40 merchant=-10 order0=refunded(refunded 20) order1=cancelled(refunded 10)");
+
+  EXPECT_EQ(doc["coverage"]["action_coverage"], 1.0);
+  EXPECT_EQ(doc["coverage"]["actions"], nlohmann::json::parse(R"([
+    {"name": "create_order", "enabled": 9, "executed": 9, "ok": 9, "rejected": 0, "errors": 0},
+    {"name": "refund", "enabled": 27, "executed": 27, "ok": 15, "rejected": 12, "errors": 0},
+    {"name": "cancel", "enabled": 42, "executed": 42, "ok": 9, "rejected": 33, "errors": 0}])"));
+  EXPECT_EQ(doc["warnings"], nlohmann::json::array());
+}
+
+}  // namespace
+}  // namespace prowl

@@ -1,0 +1,77 @@
+// A RunReport built by hand for the report format tests: fixed numbers, every kind of finding
+// (confirmed, shrunk, unconfirmed, failing in the initial state), a multi-line state, an action
+// that never ran and one that was never enabled, and a warning that repeats a never-ran line.
+#pragma once
+
+#include "prowl/explore/report.hpp"
+
+namespace prowl::testing {
+
+inline RunReport sample_report() {
+  RunReport r;
+  r.model = "shop";
+  r.strategy = "bfs";
+  r.seed = 18446744073709551557ULL;  // above 2^53: JSON must not round it
+  r.restore_mode = RestoreMode::kStack;
+  r.termination = Termination::kMaxSteps;
+  r.stats = {.states = 1234,
+             .transitions = 5678,
+             .steps = 6000,
+             .replayed_actions = 2839,
+             .restores = 1500,
+             .max_depth = 9,
+             .seconds = 2.5,
+             .graph_bytes = 65536};
+
+  Finding refund;
+  refund.kind = FindingKind::kInvariant;
+  refund.name = "refund_at_most_once";
+  refund.action = "refund";
+  refund.severity = Severity::kCritical;
+  refund.message = "order 0 was refunded 20 for a price of 10";
+  refund.steps = {{"create_order", 11, "ok", "order 0"},
+                  {"refund", 22, "ok", "order 0"},
+                  {"refund", 33, "ok", "order 0"}};
+  refund.confirmed = true;
+  refund.state = "db: orders=[0: refunded]\nbank: customer=40 merchant=-10";
+
+  Finding crash;
+  crash.kind = FindingKind::kActionError;
+  crash.name = "cancel";
+  crash.action = "cancel";
+  crash.severity = Severity::kHigh;
+  crash.message = "std::out_of_range: vector::at";
+  crash.steps = {{"create_order", 44, "ok", "order 0"},
+                 {"refund", 55, "rejected", ""},
+                 {"cancel", 66, "error", ""}};
+  crash.confirmed = true;
+  crash.shrunk_from = 7;
+
+  Finding flaky;
+  flaky.kind = FindingKind::kNondeterminism;
+  flaky.name = "create_order";
+  flaky.action = "create_order";
+  flaky.severity = Severity::kMedium;
+  flaky.message = "replaying 'create_order' reached a different state than the first time";
+  flaky.steps = {{"create_order", 77, "ok", "order \"7\"\ttabbed"}};
+  flaky.confirmed = false;
+
+  Finding initial;
+  initial.kind = FindingKind::kInvariant;
+  initial.name = "stock_positive";
+  initial.severity = Severity::kLow;
+  initial.message = "stock is -1";
+  initial.confirmed = true;
+
+  r.findings = {refund, crash, flaky, initial};
+  r.coverage = {{"create_order", 1200, 1100, 1000, 100, 0},
+                {"refund", 900, 800, 700, 99, 1},
+                {"cancel", 12, 0, 0, 0, 0},
+                {"audit", 0, 0, 0, 0, 0}};
+  r.warnings = {"action 'audit' never ran (it was never enabled)",
+                "finding 'create_order' did not reproduce when replayed from the initial state; "
+                "it is reported unconfirmed"};
+  return r;
+}
+
+}  // namespace prowl::testing
