@@ -1,0 +1,62 @@
+// philo.pml as a prowl model. The loop body of phil() is four SPIN statements (three d_steps and
+// the assignment fork[first] = 0), so four actions per philosopher; the guard of each is its
+// control location plus, for the two takes, the fork being free. SPIN asserts, when philosopher p
+// starts eating, that neither neighbour eats; the invariant no_neighbours_eating checks that for
+// every eating philosopher after every transition, which holds exactly when SPIN's assert does.
+#include <string>
+#include <type_traits>
+
+#include "models/models.hpp"
+
+namespace bench {
+
+static_assert(std::has_unique_object_representations_v<PhiloState>);
+
+prowl::ObjectModel<PhiloState> make_philo_model(const PhiloParams& params) {
+  const int np = params.np;
+  PROWL_CHECK(np >= 2 && np <= 16, "philo: need 2 <= NP <= 16");
+  prowl::ObjectModel<PhiloState> model("philo", PhiloState{}, {}, [np](const PhiloState& s) {
+    return join_values(s.pc.data(), np);
+  });
+  for (int p = 0; p < np; ++p) {
+    // As in philo.pml: the last philosopher takes fork 0 first, everyone else fork p.
+    const int first = p == np - 1 ? 0 : p;
+    const int second = p == np - 1 ? np - 1 : p + 1;
+    const auto me = static_cast<std::uint8_t>(p + 1);
+    const std::string id = std::to_string(p);
+    model.action("take_first_" + id)
+        .when([p, first](const PhiloState& s) { return s.pc[p] == 0 && s.fork[first] == 0; })
+        .run([p, first, me](PhiloState& s) {
+          s.fork[first] = me;
+          s.pc[p] = 1;
+        });
+    model.action("take_second_" + id)
+        .when([p, second](const PhiloState& s) { return s.pc[p] == 1 && s.fork[second] == 0; })
+        .run([p, second, me](PhiloState& s) {
+          s.fork[second] = me;
+          s.pc[p] = 2;
+        });
+    model.action("put_second_" + id)
+        .when([p](const PhiloState& s) { return s.pc[p] == 2; })
+        .run([p, second](PhiloState& s) {
+          s.fork[second] = 0;
+          s.pc[p] = 3;
+        });
+    model.action("put_first_" + id)
+        .when([p](const PhiloState& s) { return s.pc[p] == 3; })
+        .run([p, first](PhiloState& s) {
+          s.fork[first] = 0;
+          s.pc[p] = 0;
+        });
+  }
+  model.invariant("no_neighbours_eating").check([np](const PhiloState& s) {
+    // Neighbourhood is symmetric: checking each philosopher against the next covers both sides.
+    for (int p = 0; p < np; ++p) {
+      if (s.pc[p] == 2 && s.pc[p + 1 == np ? 0 : p + 1] == 2) return false;
+    }
+    return true;
+  });
+  return model;
+}
+
+}  // namespace bench
