@@ -1,14 +1,11 @@
 #include "prowl/core/fingerprint.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace prowl {
 namespace {
-
-constexpr std::uint64_t kC1 = 0x87c37b91114253d5ULL;
-constexpr std::uint64_t kC2 = 0x4cf5ad432745937fULL;
-
-inline std::uint64_t rotl(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
 inline std::uint64_t fmix(std::uint64_t k) {
   k ^= k >> 33;
@@ -25,34 +22,47 @@ std::string Fingerprint::hex() const { return fmt::format("{:016x}{:016x}", hi, 
 
 void Hasher::add_bytes_slow(const void* data, std::size_t size) {
   const auto* p = static_cast<const unsigned char*>(data);
-  std::size_t fill = length_ & 7;
   length_ += size;
-  if (fill != 0) {
-    while (fill < 8 && size > 0) {
-      buffer_ |= static_cast<std::uint64_t>(*p++) << (8 * fill++);
-      --size;
-    }
-    if (fill < 8) return;
-    mix(buffer_);
-    buffer_ = 0;
+  if (fill_ != 0) {
+    const std::size_t take = std::min<std::size_t>(16 - fill_, size);
+    std::memcpy(buffer_ + fill_, p, take);
+    fill_ += static_cast<unsigned>(take);
+    p += take;
+    size -= take;
+    if (fill_ < 16) return;
+    std::uint64_t k1, k2;
+    std::memcpy(&k1, buffer_, 8);
+    std::memcpy(&k2, buffer_ + 8, 8);
+    block(k1, k2);
+    fill_ = 0;
   }
-  while (size >= 8) {
-    std::uint64_t word;
-    std::memcpy(&word, p, 8);
-    mix(word);
-    p += 8;
-    size -= 8;
+  while (size >= 16) {
+    std::uint64_t k1, k2;
+    std::memcpy(&k1, p, 8);
+    std::memcpy(&k2, p + 8, 8);
+    block(k1, k2);
+    p += 16;
+    size -= 16;
   }
-  for (std::size_t i = 0; i < size; ++i) buffer_ |= static_cast<std::uint64_t>(p[i]) << (8 * i);
+  std::memcpy(buffer_, p, size);
+  fill_ = static_cast<unsigned>(size);
 }
 
 Fingerprint Hasher::finish() const {
   std::uint64_t a = a_;
   std::uint64_t b = b_;
-  if ((length_ & 7) != 0) {
-    std::uint64_t k = buffer_ * kC1;
-    k = rotl(k, 31) * kC2;
-    b ^= k;
+  if (fill_ != 0) {
+    unsigned char tail[16] = {};
+    std::memcpy(tail, buffer_, fill_);
+    std::uint64_t k1, k2;
+    std::memcpy(&k1, tail, 8);
+    std::memcpy(&k2, tail + 8, 8);
+    k1 *= kC1;
+    k1 = rotl(k1, 31) * kC2;
+    a ^= k1;
+    k2 *= kC2;
+    k2 = rotl(k2, 33) * kC1;
+    b ^= k2;
   }
   a ^= length_;
   b ^= length_ * kC2;

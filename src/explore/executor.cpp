@@ -36,6 +36,13 @@ Executor::Executor(const Model& model, World& world) : model_(model), world_(wor
     has_before_ = has_before_ || inv.before();
     has_after_ = has_after_ || inv.after();
   }
+  for (const Action& a : actions) {
+    const bool other =
+        a.max_per_run > 0 || a.max_per_path > 0 || !a.after.empty() || !a.requires_keys.empty();
+    gates_.push_back(
+        {other, a.preconditions.data(), a.preconditions.data() + a.preconditions.size()});
+  }
+  if (world.size() == 1) only_system_ = &world.system(0);
 }
 
 bool Executor::enabled(ActionId a, std::span<const Fact> facts,
@@ -81,9 +88,17 @@ void Executor::enabled_actions(std::span<const Fact> facts,
                                const std::vector<std::uint32_t>* run_counts,
                                std::vector<ActionId>& out) const {
   out.clear();
-  const auto n = static_cast<ActionId>(model_.actions().size());
+  const Context& ctx = world_.context();
+  const auto n = static_cast<ActionId>(gates_.size());
   for (ActionId a = 0; a < n; ++a) {
-    if (enabled(a, facts, run_counts)) out.push_back(a);
+    const Gate& g = gates_[a];
+    if (g.other_checks) {
+      if (enabled(a, facts, run_counts)) out.push_back(a);
+      continue;
+    }
+    const Precondition* p = g.pre_begin;
+    while (p != g.pre_end && (*p)(world_, ctx)) ++p;
+    if (p == g.pre_end) out.push_back(a);
   }
 }
 
@@ -107,7 +122,8 @@ Outcome Executor::run(ActionId a, Rng rng) {
 
 Result<Fingerprint> Executor::fingerprint(std::span<const Fact> facts) const {
   Hasher h;
-  if (Status st = world_.observe(h); !st) return st;
+  Status st = only_system_ ? only_system_->observe(h) : world_.observe(h);
+  if (!st) return st;
   if (!model_.state_keys().empty()) world_.context().observe(model_.state_keys(), h);
   if (!facts.empty()) h.add_bytes(facts.data(), facts.size_bytes());
   return h.finish();

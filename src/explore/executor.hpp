@@ -60,8 +60,18 @@ class Executor {
  private:
   Check safe_check(std::size_t i) const;
 
+  // What enabledness must check for one action, precomputed so that the common case (only
+  // preconditions) costs one loop over them.
+  struct Gate {
+    bool other_checks;  // run limit, dependencies, per-path limit or required keys
+    const Precondition* pre_begin;
+    const Precondition* pre_end;
+  };
+
   const Model& model_;
   World& world_;
+  std::vector<Gate> gates_;
+  const System* only_system_ = nullptr;  // the world's system when it has exactly one
   std::size_t num_facts_ = 0;
   std::vector<int> facts_of_;           // action -> fact index or -1 (empty: nothing tracked)
   std::vector<Fact> saturation_;        // fact -> largest count kept

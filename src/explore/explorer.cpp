@@ -3,7 +3,7 @@
 #include <chrono>
 #include <map>
 #include <tuple>
-#include <unordered_set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -63,9 +63,11 @@ struct Explorer::Impl {
   std::map<std::tuple<int, std::size_t, ActionId>, Pending> pending;
   std::vector<std::string> warnings;
   Stats stats;
-  // Per invariant, the states where it fails: a violation is reported for the step that breaks
-  // the invariant, not again for every step taken from a state that already violates it.
-  std::vector<std::unordered_set<StateId>> violating;
+  // Per invariant, the states where it fails, with the message: a violation is reported for the
+  // step that breaks the invariant, not again for every step taken from a state that already
+  // violates it. In batch mode invariants are checked once per state and looked up here after.
+  std::vector<std::unordered_map<StateId, std::string>> violating;
+  std::vector<std::size_t> ever_violated;  // invariants with at least one violating state
 
   std::span<const detail::Fact> facts_of(StateId s) const {
     return nf == 0 ? std::span<const detail::Fact>() : std::span(&facts[s * nf], nf);
@@ -79,6 +81,12 @@ struct Explorer::Impl {
   std::uint64_t step_seed(StateId s, ActionId a) const { return step_rng(s, a).seed(); }
 
   std::size_t actions_covered = 0;
+
+  // Records that invariant i fails in state s; false if it was known.
+  bool mark_violating(std::size_t i, StateId s, const std::string& message) {
+    if (violating[i].empty()) ever_violated.push_back(i);
+    return violating[i].emplace(s, message).second;
+  }
 
   Status init();
   Status expand(StateId s);
@@ -245,7 +253,7 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
   }
   if (exec->has_before()) {
     exec->check(true, [&](std::size_t i, const std::string& msg) {
-      if (violating[i].insert(s).second) {
+      if (mark_violating(i, s, msg)) {
         record({FindingKind::kInvariant, i, kNoState, kNoAction, s, msg, graph->depth(s)});
         item.violation = true;
       }
@@ -280,7 +288,8 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
   auto fp = exec->fingerprint(target_facts);
   if (!fp) return fp.status();
   item.fp = *fp;
-  if (exec->has_after()) {
+  // In batch mode "after" invariants are checked in commit(), once per new state.
+  if (!batch && exec->has_after()) {
     exec->check(false,
                 [&](std::size_t i, const std::string& msg) { item.failures.emplace_back(i, msg); });
   }
@@ -314,11 +323,28 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
     planner->moved(t);
   }
   bool violation = item.violation;
-  for (auto& [i, msg] : item.failures) {
-    violating[i].insert(t);
-    if (violating[i].count(s)) continue;  // broken before this step
-    record({FindingKind::kInvariant, i, s, a, kNoState, std::move(msg), graph->depth(s) + 1});
+  auto broke = [&](std::size_t i, const std::string& msg) {
+    if (violating[i].count(s)) return;  // broken before this step
+    record({FindingKind::kInvariant, i, s, a, kNoState, msg, graph->depth(s) + 1});
     violation = true;
+  };
+  if (!batch) {
+    for (auto& [i, msg] : item.failures) {
+      mark_violating(i, t, msg);
+      broke(i, msg);
+    }
+  } else if (is_new) {
+    if (exec->has_after()) {
+      exec->check(false, [&](std::size_t i, const std::string& msg) {
+        mark_violating(i, t, msg);
+        broke(i, msg);
+      });
+    }
+  } else {
+    for (std::size_t i : ever_violated) {
+      auto it = violating[i].find(t);
+      if (it != violating[i].end()) broke(i, it->second);
+    }
   }
   if (is_new) {
     stats.max_depth = std::max(stats.max_depth, graph->depth(t));
@@ -339,7 +365,7 @@ Result<RunReport> Explorer::Impl::run() {
   if (Status st = planner->begin(0); !st) return st;
   for (bool before : {false, true}) {
     exec->check(before, [&](std::size_t i, const std::string& msg) {
-      if (violating[i].insert(0).second) {
+      if (mark_violating(i, 0, msg)) {
         record({FindingKind::kInvariant, i, kNoState, kNoAction, 0, msg, 0});
       }
     });

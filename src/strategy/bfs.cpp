@@ -9,9 +9,13 @@ void Bfs::notify(const Graph&, StateId state, std::span<const ActionId> enabled)
 std::optional<Pair> Bfs::pick(const Graph& graph) {
   while (!queue_.empty()) {
     const StateId s = queue_.front();
-    const ActionId a = graph.next_unexplored(s);
-    if (a != kNoAction) return Pair{s, a};
+    const ActionId a = graph.next_unexplored(s, cursor_);
+    if (a != kNoAction) {
+      cursor_ = a + 1;
+      return Pair{s, a};
+    }
     queue_.pop_front();
+    cursor_ = 0;
   }
   return std::nullopt;
 }

@@ -67,6 +67,8 @@ class Context {
   void observe(std::span<const std::string> keys, Hasher& hasher) const;
 
   friend bool operator==(const Context& a, const Context& b);
+  // True when both share the same bindings (a copy not written since): O(1).
+  bool shares(const Context& other) const { return data_ == other.data_; }
 
  private:
   std::vector<Entry>& mutable_data();

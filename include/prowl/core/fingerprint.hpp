@@ -19,22 +19,28 @@ struct Fingerprint {
   std::string hex() const;
 };
 
-// A streaming 128-bit hash with two 64-bit lanes (Murmur3-style word mixing, fmix64 finish).
-// The same sequence of bytes gives the same fingerprint however it is split across add calls.
+// A streaming 128-bit hash over 16-byte blocks with two 64-bit lanes (Murmur3-style block mixing,
+// fmix64 finish). The same sequence of bytes gives the same fingerprint however it is split
+// across add calls.
 class Hasher {
  public:
   explicit Hasher(std::uint64_t seed = 0) : a_(seed ^ kSeedA), b_(seed ^ kSeedB) {}
 
   void add_bytes(const void* data, std::size_t size) {
-    // Fast path: whole words at a word boundary (a small object's bytes, a u64).
-    if ((length_ & 7) == 0 && (size & 7) == 0 && size <= 64) {
+    // Fast path: nothing buffered (a small object's bytes, the first add of a state).
+    if (fill_ == 0 && size <= 64) {
       const auto* p = static_cast<const unsigned char*>(data);
-      for (std::size_t i = 0; i < size; i += 8) {
-        std::uint64_t word;
-        std::memcpy(&word, p + i, 8);
-        mix(word);
-      }
       length_ += size;
+      while (size >= 16) {
+        std::uint64_t k1, k2;
+        std::memcpy(&k1, p, 8);
+        std::memcpy(&k2, p + 8, 8);
+        block(k1, k2);
+        p += 16;
+        size -= 16;
+      }
+      std::memcpy(buffer_, p, size);
+      fill_ = static_cast<unsigned>(size);
       return;
     }
     add_bytes_slow(data, size);
@@ -55,32 +61,29 @@ class Hasher {
   static constexpr std::uint64_t kSeedB = 0x13198a2e03707344ULL;
   static constexpr std::uint64_t kC1 = 0x87c37b91114253d5ULL;
   static constexpr std::uint64_t kC2 = 0x4cf5ad432745937fULL;
-  void add_bytes_slow(const void* data, std::size_t size);
   static std::uint64_t rotl(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-  // Words alternate between the lanes; each lane also folds in the other so that every input
-  // bit reaches both halves of the result.
-  void mix(std::uint64_t word) {
-    if (!odd_) {
-      std::uint64_t k = word * kC1;
-      k = rotl(k, 31) * kC2;
-      a_ ^= k;
-      a_ = rotl(a_, 27) + b_;
-      a_ = a_ * 5 + 0x52dce729;
-    } else {
-      std::uint64_t k = word * kC2;
-      k = rotl(k, 33) * kC1;
-      b_ ^= k;
-      b_ = rotl(b_, 31) + a_;
-      b_ = b_ * 5 + 0x38495ab5;
-    }
-    odd_ = !odd_;
+
+  void add_bytes_slow(const void* data, std::size_t size);
+  // One 16-byte block: each word goes to its lane, and each lane folds in the other so that every
+  // input bit reaches both halves of the result.
+  void block(std::uint64_t k1, std::uint64_t k2) {
+    k1 *= kC1;
+    k1 = rotl(k1, 31) * kC2;
+    a_ ^= k1;
+    a_ = rotl(a_, 27) + b_;
+    a_ = a_ * 5 + 0x52dce729;
+    k2 *= kC2;
+    k2 = rotl(k2, 33) * kC1;
+    b_ ^= k2;
+    b_ = rotl(b_, 31) + a_;
+    b_ = b_ * 5 + 0x38495ab5;
   }
 
   std::uint64_t a_;
   std::uint64_t b_;
-  std::uint64_t buffer_ = 0;
   std::uint64_t length_ = 0;  // bytes added so far
-  bool odd_ = false;          // which lane takes the next word
+  unsigned fill_ = 0;         // bytes waiting in buffer_
+  unsigned char buffer_[16];
 };
 
 // Fingerprint of a single contiguous byte range.

@@ -19,6 +19,7 @@ class Bfs final : public Strategy {
 
  private:
   std::deque<StateId> queue_;
+  ActionId cursor_ = 0;  // the front state's actions below this were all picked
 };
 
 }  // namespace prowl
