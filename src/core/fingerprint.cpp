@@ -34,29 +34,20 @@ void Hasher::add_bytes_slow(const void* data, std::size_t size) {
     std::memcpy(&k1, buffer_, 8);
     std::memcpy(&k2, buffer_ + 8, 8);
     block(k1, k2);
+    std::memset(buffer_, 0, sizeof buffer_);
     fill_ = 0;
   }
-  while (size >= 16) {
-    std::uint64_t k1, k2;
-    std::memcpy(&k1, p, 8);
-    std::memcpy(&k2, p + 8, 8);
-    block(k1, k2);
-    p += 16;
-    size -= 16;
-  }
-  std::memcpy(buffer_, p, size);
-  fill_ = static_cast<unsigned>(size);
+  length_ -= size;  // add_unbuffered counts the rest
+  add_unbuffered(p, size);
 }
 
 Fingerprint Hasher::finish() const {
   std::uint64_t a = a_;
   std::uint64_t b = b_;
   if (fill_ != 0) {
-    unsigned char tail[16] = {};
-    std::memcpy(tail, buffer_, fill_);
-    std::uint64_t k1, k2;
-    std::memcpy(&k1, tail, 8);
-    std::memcpy(&k2, tail + 8, 8);
+    std::uint64_t k1, k2;  // the bytes past fill_ are zero
+    std::memcpy(&k1, buffer_, 8);
+    std::memcpy(&k2, buffer_ + 8, 8);
     k1 *= kC1;
     k1 = rotl(k1, 31) * kC2;
     a ^= k1;

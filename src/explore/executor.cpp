@@ -120,13 +120,14 @@ Outcome Executor::run(ActionId a, Rng rng) {
   }
 }
 
-Result<Fingerprint> Executor::fingerprint(std::span<const Fact> facts) const {
+Status Executor::fingerprint(std::span<const Fact> facts, Fingerprint& out) const {
   Hasher h;
   Status st = only_system_ ? only_system_->observe(h) : world_.observe(h);
   if (!st) return st;
   if (!model_.state_keys().empty()) world_.context().observe(model_.state_keys(), h);
   if (!facts.empty()) h.add_bytes(facts.data(), facts.size_bytes());
-  return h.finish();
+  out = h.finish();
+  return Status::ok();
 }
 
 Check Executor::safe_check(std::size_t i) const {

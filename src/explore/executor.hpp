@@ -41,7 +41,7 @@ class Executor {
   // Runs action a with the given step generator. Exceptions become Outcome::error.
   Outcome run(ActionId a, Rng rng);
   // The fingerprint of the world's current state with these facts.
-  Result<Fingerprint> fingerprint(std::span<const Fact> facts) const;
+  Status fingerprint(std::span<const Fact> facts, Fingerprint& out) const;
 
   bool has_before() const { return has_before_; }
   bool has_after() const { return has_after_; }

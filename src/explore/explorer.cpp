@@ -144,9 +144,9 @@ Status Explorer::Impl::replay_edge(StateId from, ActionId a, StateId to) {
     return Status::internal(fmt::format("replaying '{}' failed: {}", model.actions()[a].name,
                                         out.message.empty() ? "skipped" : out.message));
   }
-  auto fp = exec->fingerprint(facts_of(to));
-  if (!fp) return fp.status();
-  if (!(*fp == graph->fingerprint(to))) {
+  Fingerprint fp;
+  if (Status st = exec->fingerprint(facts_of(to), fp); !st) return st;
+  if (!(fp == graph->fingerprint(to))) {
     return Status::internal(fmt::format(
         "replaying '{}' reached a different state than the first time: the system or the action "
         "is not deterministic",
@@ -285,9 +285,7 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
     exec->advance(facts_of(s), a, item.facts);
     target_facts = item.facts;
   }
-  auto fp = exec->fingerprint(target_facts);
-  if (!fp) return fp.status();
-  item.fp = *fp;
+  if (Status st = exec->fingerprint(target_facts, item.fp); !st) return st;
   // In batch mode "after" invariants are checked in commit(), once per new state.
   if (!batch && exec->has_after()) {
     exec->check(false,
@@ -358,9 +356,9 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
 Result<RunReport> Explorer::Impl::run() {
   const auto start = Clock::now();
   if (Status st = init(); !st) return st;
-  auto root_fp = exec->fingerprint(std::vector<detail::Fact>(nf, 0));
-  if (!root_fp) return root_fp.status();
-  graph->add(*root_fp, kNoState, kNoAction);
+  Fingerprint root_fp;
+  if (Status st = exec->fingerprint(std::vector<detail::Fact>(nf, 0), root_fp); !st) return st;
+  graph->add(root_fp, kNoState, kNoAction);
   for (std::size_t i = 0; i < nf; ++i) facts.push_back(0);
   if (Status st = planner->begin(0); !st) return st;
   for (bool before : {false, true}) {

@@ -27,23 +27,20 @@ class Hasher {
   explicit Hasher(std::uint64_t seed = 0) : a_(seed ^ kSeedA), b_(seed ^ kSeedB) {}
 
   void add_bytes(const void* data, std::size_t size) {
-    // Fast path: nothing buffered (a small object's bytes, the first add of a state).
     if (fill_ == 0 && size <= 64) {
-      const auto* p = static_cast<const unsigned char*>(data);
-      length_ += size;
-      while (size >= 16) {
-        std::uint64_t k1, k2;
-        std::memcpy(&k1, p, 8);
-        std::memcpy(&k2, p + 8, 8);
-        block(k1, k2);
-        p += 16;
-        size -= 16;
-      }
-      std::memcpy(buffer_, p, size);
-      fill_ = static_cast<unsigned>(size);
+      add_unbuffered(static_cast<const unsigned char*>(data), size);
       return;
     }
     add_bytes_slow(data, size);
+  }
+  // add_bytes for a size known at compile time (an object's bytes): fully inlined.
+  template <std::size_t N>
+  void add_fixed(const void* data) {
+    if (fill_ == 0) {
+      add_unbuffered(static_cast<const unsigned char*>(data), N);
+      return;
+    }
+    add_bytes_slow(data, N);
   }
   void add_u64(std::uint64_t v) { add_bytes(&v, sizeof v); }
   void add(std::string_view s) {
@@ -64,6 +61,21 @@ class Hasher {
   static std::uint64_t rotl(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
   void add_bytes_slow(const void* data, std::size_t size);
+  // REQUIRES: nothing buffered. Bytes past fill_ in buffer_ stay zero, so finish() can read the
+  // tail as two whole words.
+  void add_unbuffered(const unsigned char* p, std::size_t size) {
+    length_ += size;
+    while (size >= 16) {
+      std::uint64_t k1, k2;
+      std::memcpy(&k1, p, 8);
+      std::memcpy(&k2, p + 8, 8);
+      block(k1, k2);
+      p += 16;
+      size -= 16;
+    }
+    for (std::size_t i = 0; i < size; ++i) buffer_[i] = p[i];
+    fill_ = static_cast<unsigned>(size);
+  }
   // One 16-byte block: each word goes to its lane, and each lane folds in the other so that every
   // input bit reaches both halves of the result.
   void block(std::uint64_t k1, std::uint64_t k2) {
@@ -83,7 +95,7 @@ class Hasher {
   std::uint64_t b_;
   std::uint64_t length_ = 0;  // bytes added so far
   unsigned fill_ = 0;         // bytes waiting in buffer_
-  unsigned char buffer_[16];
+  unsigned char buffer_[16] = {};
 };
 
 // Fingerprint of a single contiguous byte range.

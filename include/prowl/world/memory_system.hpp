@@ -29,7 +29,7 @@ void observe_value(const T& value, Hasher& hasher) {
     static_assert(std::has_unique_object_representations_v<T>,
                   "prowl cannot hash this type's bytes (padding or non-trivial members): define "
                   "void prowl_observe(const T&, prowl::Hasher&) or pass an observe function");
-    hasher.add_bytes(&value, sizeof(T));
+    hasher.add_fixed<sizeof(T)>(&value);
   }
 }
 
