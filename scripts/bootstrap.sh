@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ccache pkg-config git python3
   libgtest-dev libgmock-dev libbenchmark-dev
-  libfmt-dev nlohmann-json3-dev libcli11-dev
+  libfmt-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev
   clang-format
   spin
 )

@@ -72,9 +72,18 @@ Status World::begin() {
 
 Status World::end() {
   if (!begun_) return Status::ok();
-  Status result = reset();
-  for (auto& s : systems_) {
-    Status st = s->end();
+  // With savepoints or snapshots, rolling back to level 0 is cheap and exact. In reset mode each
+  // system's end() returns it to the initial state itself (a service simply stops): resetting
+  // first would restart a service only to stop it.
+  Status result = mode_ == RestoreMode::kReset ? Status::ok() : rollback(0);
+  context_ = initial_context_;
+  for (std::size_t i = 0; i < systems_.size(); ++i) {
+    Status st;
+    if (mode_ == RestoreMode::kReset && !caps_[i].reset) {
+      // A system that cannot reset is brought back by its savepoint 0 or its initial snapshot.
+      st = caps_[i].stack ? systems_[i]->rollback(0) : systems_[i]->restore(initial_handles_[i]);
+    }
+    if (st) st = systems_[i]->end();
     if (result && !st) result = st;
   }
   snap_context_.clear();

@@ -41,7 +41,9 @@ class System {
   // Called once before exploration: the current state becomes the initial state (savepoint 0).
   virtual Status begin() { return Status::ok(); }
   // Called once at the end: returns the system to the initial state and releases what it holds.
-  virtual Status end() { return Status::ok(); }
+  // The default resets a system that can reset and otherwise does nothing (the World has already
+  // rolled snapshot and savepoint systems back to the initial state).
+  virtual Status end() { return capabilities().reset ? reset() : Status::ok(); }
 
   // snapshot capability.
   virtual Result<SnapshotHandle> save();

@@ -235,3 +235,57 @@ TEST(RestorePlanner, ReportsAReplayThatFails) {
 
 }  // namespace
 }  // namespace prowl
+
+namespace prowl {
+namespace {
+
+// A reset-only system that records how often it was reset and ended.
+class CountingResetSystem final : public System {
+ public:
+  explicit CountingResetSystem(int* resets, int* ends)
+      : System("svc"), resets_(resets), ends_(ends) {}
+  Capabilities capabilities() const override { return testing::reset_only(); }
+  Status observe(Hasher&) const override { return Status::ok(); }
+  Status reset() override {
+    ++*resets_;
+    return Status::ok();
+  }
+  Status end() override {
+    ++*ends_;
+    return Status::ok();
+  }
+
+ private:
+  int* resets_;
+  int* ends_;
+};
+
+TEST(World, EndsAResetModeWorldWithoutRestartingItsServices) {
+  int resets = 0, ends = 0;
+  World w;
+  w.emplace<CountingResetSystem>(&resets, &ends);
+  auto& stack = w.emplace<FakeSystem>("db", testing::stack_only(), 1);
+  ASSERT_TRUE(w.begin());
+  ASSERT_EQ(w.mode(), RestoreMode::kReset);
+  stack.values()[0] = 7;
+  w.context().set("k", 1);
+  ASSERT_TRUE(w.end());
+  EXPECT_EQ(resets, 0);
+  EXPECT_EQ(ends, 1);
+  EXPECT_EQ(stack.values()[0], 0);  // savepoint 0
+  EXPECT_FALSE(w.context().has("k"));
+}
+
+TEST(World, EndReturnsSnapshotSystemsToTheirInitialState) {
+  World w;
+  auto& a = w.emplace<FakeSystem>("a", testing::snapshot_caps(), 1);
+  ASSERT_TRUE(w.begin());
+  a.values()[0] = 5;
+  ASSERT_TRUE(w.push());
+  a.values()[0] = 6;
+  ASSERT_TRUE(w.end());
+  EXPECT_EQ(a.values()[0], 0);
+}
+
+}  // namespace
+}  // namespace prowl

@@ -1,0 +1,445 @@
+// ProcessSystem against real child processes: a tiny python3 HTTP server (a counter that a restart
+// resets) and /bin/sh one-liners for the failure cases. Every server binds 127.0.0.1 on a port
+// chosen at run time; every test stops what it starts and is bounded in time.
+#include "prowl/systems/process.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "prowl/explore/explorer.hpp"
+#include "prowl/explore/model.hpp"
+#include "prowl/strategy/bfs.hpp"
+
+namespace prowl {
+namespace {
+
+using namespace std::chrono_literals;
+
+// GET /health -> "ok"; /count -> the counter; /inc and /zero change it. Prints one line to each
+// stream once it listens. sys.argv[1] is the port.
+constexpr const char* kCounterServer = R"PY(
+import http.server, sys
+port = int(sys.argv[1])
+count = 0
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        global count
+        if self.path == '/inc':
+            count += 1
+        elif self.path == '/zero':
+            count = 0
+        elif self.path not in ('/health', '/count'):
+            self.send_error(404)
+            return
+        body = (b'ok' if self.path == '/health' else str(count).encode())
+        self.send_response(200)
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+server = http.server.HTTPServer(('127.0.0.1', port), Handler)
+print('listening on', port, flush=True)
+print('counter server log', file=sys.stderr, flush=True)
+server.serve_forever()
+)PY";
+
+ProcessOptions counter_server(bool http_ready = true) {
+  ProcessOptions o;
+  o.argv = {"python3", "-c", kCounterServer, "{port}"};
+  if (http_ready) o.health_path = "/health";
+  o.ready_timeout = 15s;
+  o.stop_timeout = 3s;
+  return o;
+}
+
+ProcessOptions shell(std::string script) {
+  ProcessOptions o;
+  o.argv = {"/bin/sh", "-c", std::move(script)};
+  o.ready_timeout = 5s;
+  o.stop_timeout = 2s;
+  return o;
+}
+
+std::string get(const ProcessSystem& p, const char* path) {
+  auto r = http_get(p.port(), path);
+  if (!r) return "error: " + r.status().message();
+  return std::to_string(r->status) + " " + r->body;
+}
+
+bool gone(pid_t pid) { return ::kill(pid, 0) == -1 && errno == ESRCH; }
+
+// Dead: gone, or a zombie that its new parent (init) has not collected yet.
+bool dead(pid_t pid) {
+  for (auto deadline = std::chrono::steady_clock::now() + 3s;
+       std::chrono::steady_clock::now() < deadline; std::this_thread::sleep_for(10ms)) {
+    if (gone(pid)) return true;
+    FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+    if (f == nullptr) return true;
+    int read_pid = 0;
+    char state = 0;
+    int fields = std::fscanf(f, "%d %*s %c", &read_pid, &state);
+    std::fclose(f);
+    if (fields == 2 && state == 'Z') return true;
+  }
+  return false;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(ProcessSystem, StartsOnAFreePortAndBecomesReady) {
+  ProcessSystem p("svc", counter_server());
+  EXPECT_EQ(p.capabilities().reset, true);
+  EXPECT_EQ(p.capabilities().snapshot, false);
+  EXPECT_EQ(p.capabilities().stack, false);
+  EXPECT_EQ(p.capabilities().cheap, false);
+  ASSERT_TRUE(p.begin()) << p.check_alive().message();
+  EXPECT_GT(p.port(), 0);
+  ASSERT_EQ(p.command().size(), 4u);
+  EXPECT_EQ(p.command()[3], std::to_string(p.port()));
+  EXPECT_GT(p.pid(), 0);
+  EXPECT_EQ(::getpgid(p.pid()), p.pid());  // leads its own process group
+  EXPECT_EQ(get(p, "/health"), "200 ok");
+  EXPECT_EQ(get(p, "/count"), "200 0");
+  EXPECT_TRUE(p.check_alive());
+  EXPECT_TRUE(p.end());
+  EXPECT_EQ(p.pid(), -1);
+}
+
+TEST(ProcessSystem, ResetRestartsTheServiceWithAFreshState) {
+  ProcessSystem p("svc", counter_server());
+  ASSERT_TRUE(p.begin());
+  const int port = p.port();
+  const pid_t first = p.pid();
+  EXPECT_EQ(get(p, "/inc"), "200 1");
+  EXPECT_EQ(get(p, "/inc"), "200 2");
+  EXPECT_EQ(get(p, "/count"), "200 2");
+  Status st = p.reset();
+  ASSERT_TRUE(st) << st.message();
+  EXPECT_NE(p.pid(), first);
+  EXPECT_GT(p.pid(), 0);
+  EXPECT_EQ(p.port(), port);  // the port is kept across restarts
+  EXPECT_TRUE(gone(first));   // reaped, not a zombie
+  EXPECT_EQ(get(p, "/count"), "200 0");
+  EXPECT_TRUE(p.end());
+}
+
+TEST(ProcessSystem, ReportsAServiceThatExitsDuringStartup) {
+  ProcessSystem p("broken", shell("echo starting; echo 'fatal: no config' >&2; exit 3"));
+  Status st = p.begin();
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.code(), StatusCode::kEnvironment);
+  EXPECT_TRUE(contains(st.message(), "service 'broken' (`/bin/sh -c echo starting;"))
+      << st.message();
+  EXPECT_TRUE(contains(st.message(), "exited during startup with exit code 3")) << st.message();
+  EXPECT_TRUE(contains(st.message(), "stderr:\nfatal: no config\nstdout:\nstarting"))
+      << st.message();
+  EXPECT_EQ(p.pid(), -1);
+}
+
+TEST(ProcessSystem, ReportsAServiceThatNeverBecomesReady) {
+  ProcessOptions o = shell("echo $$; exec sleep 30");
+  o.ready_timeout = 1s;  // nothing ever listens on {port}
+  ProcessSystem p("sleepy", o);
+  const auto started = std::chrono::steady_clock::now();
+  Status st = p.begin();
+  const auto took = std::chrono::steady_clock::now() - started;
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.code(), StatusCode::kEnvironment);
+  EXPECT_TRUE(contains(st.message(), "did not become ready within 1000 ms (waiting for 127.0.0.1:" +
+                                         std::to_string(p.port()) +
+                                         " to accept connections; last attempt: "))
+      << st.message();
+  EXPECT_GE(took, 1s);
+  EXPECT_LT(took, 4s);  // SIGTERM stops sleep at once
+  // The service was stopped and reaped: the pid it printed is gone.
+  const pid_t service = static_cast<pid_t>(std::stol(p.stdout_tail()));
+  EXPECT_TRUE(contains(st.message(), "stdout:\n" + std::to_string(service))) << st.message();
+  EXPECT_TRUE(gone(service));
+  EXPECT_EQ(p.pid(), -1);
+}
+
+TEST(ProcessSystem, ReportsAnHttpHealthCheckThatNeverAnswers2xx) {
+  ProcessOptions o = counter_server();
+  o.health_path = "/missing";
+  o.ready_timeout = 2s;
+  ProcessSystem p("svc", o);
+  Status st = p.begin();
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.code(), StatusCode::kEnvironment);
+  EXPECT_TRUE(contains(st.message(),
+                       "did not become ready within 2000 ms (waiting for GET "
+                       "http://127.0.0.1:" +
+                           std::to_string(p.port()) + "/missing to answer 2xx"))
+      << st.message();
+  EXPECT_EQ(p.pid(), -1);
+}
+
+TEST(ProcessSystem, ReportsACommandThatCannotBeRun) {
+  ProcessOptions o;
+  o.argv = {"/nonexistent/prowl-service", "--port={port}"};
+  ProcessSystem p("missing", o);
+  Status st = p.begin();
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.code(), StatusCode::kEnvironment);
+  EXPECT_TRUE(contains(st.message(),
+                       "cannot be started: execve of '/nonexistent/prowl-service': No such file "
+                       "or directory"))
+      << st.message();
+
+  o.argv = {"prowl-no-such-program-in-path"};
+  ProcessSystem q("missing", o);
+  st = q.begin();
+  ASSERT_FALSE(st);
+  EXPECT_TRUE(contains(st.message(), "'prowl-no-such-program-in-path' not found in PATH"))
+      << st.message();
+
+  ProcessOptions in_missing_dir = shell("exit 0");
+  in_missing_dir.working_dir = "/nonexistent/dir";
+  ProcessSystem r("missing", in_missing_dir);
+  st = r.begin();
+  ASSERT_FALSE(st);
+  EXPECT_TRUE(contains(st.message(), "chdir to '/nonexistent/dir': No such file or directory"))
+      << st.message();
+}
+
+TEST(ProcessSystem, DetectsAServiceThatDiesBetweenSteps) {
+  ProcessSystem p("svc", counter_server());
+  ASSERT_TRUE(p.begin());
+  Hasher h;
+  EXPECT_TRUE(p.observe(h));
+  const pid_t pid = p.pid();
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  Status st;
+  for (auto deadline = std::chrono::steady_clock::now() + 3s;
+       std::chrono::steady_clock::now() < deadline && st; std::this_thread::sleep_for(5ms)) {
+    st = p.check_alive();
+  }
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.code(), StatusCode::kEnvironment);
+  EXPECT_TRUE(contains(st.message(), "service 'svc' (`python3 -c ")) << st.message();
+  EXPECT_TRUE(contains(st.message(), "died with signal 9 (Killed)")) << st.message();
+  EXPECT_TRUE(contains(st.message(), "stdout:\nlistening on " + std::to_string(p.port())))
+      << st.message();
+  EXPECT_TRUE(gone(pid));  // reaped as soon as the death was seen
+  EXPECT_EQ(p.pid(), -1);
+  Status observed = p.observe(h);
+  EXPECT_EQ(observed.code(), StatusCode::kEnvironment);
+  EXPECT_EQ(observed.message(), st.message());
+  // A reset brings it back.
+  ASSERT_TRUE(p.reset());
+  EXPECT_EQ(get(p, "/count"), "200 0");
+  EXPECT_TRUE(p.end());
+}
+
+TEST(ProcessSystem, StopLeavesNoChildNorGrandchild) {
+  // Readiness by TCP port; the shell starts a grandchild in the same process group, then becomes
+  // the server.
+  ProcessOptions o = counter_server(/*http_ready=*/false);
+  o.argv = {"/bin/sh", "-c", "sleep 30 & echo grandchild $!; exec python3 -c \"$0\" \"$1\"",
+            kCounterServer, "{port}"};
+  ProcessSystem p("svc", o);
+  ASSERT_TRUE(p.begin());
+  const pid_t pid = p.pid();
+  std::string out;
+  for (auto deadline = std::chrono::steady_clock::now() + 3s;
+       std::chrono::steady_clock::now() < deadline && !contains(out, "listening");
+       std::this_thread::sleep_for(5ms)) {
+    out = p.stdout_tail();
+  }
+  ASSERT_TRUE(contains(out, "grandchild ")) << out;
+  const pid_t grandchild = static_cast<pid_t>(std::stol(out.substr(out.find(' ') + 1)));
+  EXPECT_EQ(::getpgid(grandchild), pid);
+  EXPECT_TRUE(p.end());
+  EXPECT_TRUE(gone(pid));
+  int status = 0;
+  EXPECT_EQ(::waitpid(pid, &status, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
+  EXPECT_TRUE(dead(grandchild));  // killed with its group; init collects it
+}
+
+TEST(ProcessSystem, DestructorStopsTheService) {
+  pid_t pid = -1;
+  {
+    ProcessSystem p("svc", counter_server());
+    ASSERT_TRUE(p.begin());
+    pid = p.pid();
+  }
+  EXPECT_TRUE(gone(pid));
+}
+
+TEST(ProcessSystem, CapturesWhatTheServicePrinted) {
+  ProcessSystem p("svc", counter_server());
+  ASSERT_TRUE(p.begin());
+  const int port = p.port();
+  EXPECT_TRUE(p.end());
+  // After the stop every byte has been drained.
+  EXPECT_EQ(p.stdout_tail(), "listening on " + std::to_string(port) + "\n");
+  EXPECT_EQ(p.stderr_tail(), "counter server log\n");
+  EXPECT_EQ(p.output_tail(),
+            "stderr:\ncounter server log\nstdout:\nlistening on " + std::to_string(port));
+}
+
+TEST(ProcessSystem, KeepsOnlyTheEndOfALongOutput) {
+  ProcessOptions o = shell("i=0; while [ $i -lt 3000 ]; do echo line-$i; i=$((i+1)); done; exit 1");
+  o.output_limit = 1024;
+  ProcessSystem p("chatty", o);
+  Status st = p.begin();
+  ASSERT_FALSE(st);
+  const std::string out = p.stdout_tail();
+  EXPECT_EQ(out.size(), 1024u);
+  EXPECT_EQ(out.substr(out.size() - 20), "line-2998\nline-2999\n");
+  EXPECT_TRUE(contains(st.message(), "exited during startup with exit code 1\nstderr:\n(nothing)"))
+      << st.message();
+}
+
+TEST(ProcessSystem, SubstitutesEveryPlaceholderInArgumentsAndEnvironment) {
+  ProcessOptions o = shell("echo \"$0|$1|$PROWL_TEST_DSN\"; exit 4");
+  o.argv.push_back("{db}");
+  o.argv.push_back("port={port} dsn={dsn} {other}");
+  o.port = 4321;
+  o.db = "/tmp/x.db";
+  o.dsn = "host=db";
+  o.env = {{"PROWL_TEST_DSN", "{dsn}@{port}"}};
+  ProcessSystem p("svc", o);
+  Status st = p.begin();
+  ASSERT_FALSE(st);
+  EXPECT_EQ(p.port(), 4321);
+  EXPECT_EQ(p.stdout_tail(), "/tmp/x.db|port=4321 dsn=host=db {other}|host=db@4321\n");
+}
+
+TEST(ProcessSystem, StopHandlersKillRunningServicesAndReraise) {
+  // The runner is a forked copy of this test process that starts a service, installs the
+  // handlers and receives SIGINT. This process becomes the subreaper of the orphaned service, so
+  // it can see how the service ended.
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t runner = ::fork();
+  ASSERT_GE(runner, 0);
+  if (runner == 0) {
+    ::close(fds[0]);
+    pid_t service = -1;
+    {
+      ProcessSystem p("svc", counter_server(/*http_ready=*/false));
+      if (p.begin()) service = p.pid();
+      [[maybe_unused]] ssize_t n = ::write(fds[1], &service, sizeof service);
+      if (service > 0) {
+        install_stop_handlers();
+        ::raise(SIGINT);
+      }
+    }
+    ::_exit(1);  // not reached when the handler works
+  }
+  ::close(fds[1]);
+  pid_t service = -1;
+  ASSERT_EQ(::read(fds[0], &service, sizeof service), static_cast<ssize_t>(sizeof service));
+  ::close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(runner, &status, 0), runner);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
+  ASSERT_GT(service, 0);
+  pid_t reaped = 0;
+  for (auto deadline = std::chrono::steady_clock::now() + 5s;
+       reaped == 0 && std::chrono::steady_clock::now() < deadline;
+       std::this_thread::sleep_for(5ms)) {
+    reaped = ::waitpid(service, &status, WNOHANG);
+  }
+  if (reaped == 0) {  // the handler failed: do not leave the service behind
+    ::kill(-service, SIGKILL);
+    ::waitpid(service, &status, 0);
+  }
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+  ASSERT_EQ(reaped, service);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+}
+
+TEST(ProcessSystem, HttpGetReportsARefusedConnection) {
+  auto port = pick_free_port();
+  ASSERT_TRUE(port);
+  auto r = http_get(*port, "/x", 1s);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.status().code(), StatusCode::kEnvironment);
+  EXPECT_EQ(r.status().message(),
+            "GET http://127.0.0.1:" + std::to_string(*port) + "/x: Connection refused");
+}
+
+// Observes the service's counter through HTTP; the ProcessSystem's restart resets it.
+class CounterSystem final : public System {
+ public:
+  explicit CounterSystem(const ProcessSystem& service) : System("counter"), service_(service) {}
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.reset = true;
+    return c;
+  }
+  Result<int> value() const {
+    auto r = http_get(service_.port(), "/count");
+    if (!r) return r.status();
+    if (r->status != 200)
+      return Status::environment("GET /count: status " + std::to_string(r->status));
+    return std::stoi(r->body);
+  }
+  Status observe(Hasher& hasher) const override {
+    auto v = value();
+    if (!v) return v.status();
+    hasher.add(*v);
+    return Status::ok();
+  }
+  Status reset() override { return Status::ok(); }  // the service's restart did it
+
+ private:
+  const ProcessSystem& service_;
+};
+
+TEST(ProcessSystem, ExploresACounterServiceByRestartingIt) {
+  auto pids = std::make_shared<std::set<pid_t>>();
+  Model m("counter_service");
+  m.set_world([]() -> Result<std::unique_ptr<World>> {
+    auto w = std::make_unique<World>();
+    auto& service = w->emplace<ProcessSystem>("service", counter_server());
+    w->emplace<CounterSystem>(service);
+    return w;
+  });
+  auto counter = [](const World& w) {
+    auto v = static_cast<const CounterSystem&>(w.system(1)).value();
+    return v ? *v : -1;
+  };
+  auto call = [pids](Step& s, const char* path) {
+    const auto& service = static_cast<const ProcessSystem&>(s.world.system(0));
+    pids->insert(service.pid());
+    auto r = http_get(service.port(), path);
+    if (!r) return Outcome::error(r.status().message());
+    return r->status == 200 ? Outcome::ok() : Outcome::error("status " + std::to_string(r->status));
+  };
+  m.action("inc")
+      .when([=](const World& w, const Context&) { return counter(w) >= 0 && counter(w) < 3; })
+      .run([=](Step& s) { return call(s, "/inc"); });
+  m.action("zero")
+      .when([=](const World& w, const Context&) { return counter(w) > 0; })
+      .run([=](Step& s) { return call(s, "/zero"); });
+
+  Bfs bfs;
+  auto r = explore(m, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->restore_mode, RestoreMode::kReset);
+  EXPECT_EQ(r->stats.states, 4u);       // counter 0, 1, 2, 3
+  EXPECT_EQ(r->stats.transitions, 6u);  // inc from 0..2, zero from 1..3
+  EXPECT_GT(r->stats.replayed_actions, 0u);
+  EXPECT_GT(pids->size(), 1u);                            // restarted to restore
+  for (pid_t pid : *pids) EXPECT_TRUE(gone(pid)) << pid;  // every service stopped and reaped
+}
+
+}  // namespace
+}  // namespace prowl
