@@ -310,9 +310,20 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
       // Batches do not keep successors (most are known states): run the step again to reach t.
       if (Status st = planner->go_to(s); !st) return st;
       Outcome again = exec->run(a, step_rng(s, a));
-      if (again.kind == Outcome::Kind::kError || again.kind == Outcome::Kind::kSkipped) {
-        return Status::internal(fmt::format("action '{}' did not run the same way twice: {}",
-                                            model.actions()[a].name, again.message));
+      Fingerprint fp;
+      bool same = again.kind != Outcome::Kind::kError && again.kind != Outcome::Kind::kSkipped;
+      if (same) {
+        if (Status st = exec->fingerprint(item.facts, fp); !st) return st;
+        same = fp == item.fp;
+      }
+      if (!same) {
+        // The step does not repeat: report it; t keeps whatever the second run produced.
+        record({FindingKind::kNondeterminism, a, s, a, kNoState,
+                fmt::format("running '{}' twice from the same state gave different results: the "
+                            "action is not deterministic",
+                            model.actions()[a].name),
+                graph->depth(s) + 1});
+        item.violation = true;
       }
     }
     planner->moved(t);

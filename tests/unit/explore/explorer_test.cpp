@@ -401,3 +401,27 @@ TEST(Replayer, RefusesAStepWhoseActionIsNotEnabled) {
 
 }  // namespace
 }  // namespace prowl
+
+namespace prowl {
+namespace {
+
+TEST(Explorer, ReportsAnInMemoryActionThatDoesNotRepeatAndGoesOn) {
+  static int calls = 0;
+  calls = 0;
+  ObjectModel<int> m("coin", 0);
+  // From 0, "flip" lands on 1 or 2 depending on how often it ran: not a function of the state.
+  m.action("flip").when([](const int& v) { return v == 0; }).run([](int& v) {
+    v = (++calls % 2) + 1;
+  });
+  m.action("inc").when([](const int& v) { return v > 0 && v < 5; }).run([](int& v) { ++v; });
+  Bfs bfs;
+  auto r = explore(m, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_EQ(r->findings[0].kind, FindingKind::kNondeterminism);
+  EXPECT_EQ(r->findings[0].name, "flip");
+  EXPECT_EQ(r->termination, Termination::kExhausted);
+}
+
+}  // namespace
+}  // namespace prowl
