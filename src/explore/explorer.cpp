@@ -304,6 +304,7 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
   }
   const auto [t, is_new] = graph->add(item.fp, s, a);
   graph->add_transition(s, a, t);
+  bool reached = true;  // the world is at t
   if (is_new) {
     for (std::size_t i = 0; i < nf; ++i) facts.push_back(item.facts[i]);
     if (batch) {
@@ -311,23 +312,26 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
       if (Status st = planner->go_to(s); !st) return st;
       Outcome again = exec->run(a, step_rng(s, a));
       Fingerprint fp;
-      bool same = again.kind != Outcome::Kind::kError && again.kind != Outcome::Kind::kSkipped;
-      if (same) {
+      reached = again.kind != Outcome::Kind::kError && again.kind != Outcome::Kind::kSkipped;
+      if (reached) {
         if (Status st = exec->fingerprint(item.facts, fp); !st) return st;
-        same = fp == item.fp;
+        reached = fp == item.fp;
       }
-      if (!same) {
-        // The step does not repeat: report it; t keeps whatever the second run produced.
+      if (!reached) {
+        // The step does not repeat: report it, and leave t unexpanded (the world is elsewhere).
         record({FindingKind::kNondeterminism, a, s, a, kNoState,
                 fmt::format("running '{}' twice from the same state gave different results: the "
                             "action is not deterministic",
                             model.actions()[a].name),
                 graph->depth(s) + 1});
         item.violation = true;
+        planner->invalidate();
       }
     }
-    planner->moved(t);
-    if (Status st = planner->discovered(t); !st) return st;
+    if (reached) {
+      planner->moved(t);
+      if (Status st = planner->discovered(t); !st) return st;
+    }
   } else if (!batch) {
     planner->moved(t);
   }
@@ -343,7 +347,7 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
       broke(i, msg);
     }
   } else if (is_new) {
-    if (exec->has_after()) {
+    if (reached && exec->has_after()) {
       exec->check(false, [&](std::size_t i, const std::string& msg) {
         mark_violating(i, t, msg);
         broke(i, msg);
@@ -351,13 +355,19 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
     }
   } else {
     for (std::size_t i : ever_violated) {
+      if (!model.invariants()[i].after()) continue;  // "before" ones are not a step's doing
       auto it = violating[i].find(t);
       if (it != violating[i].end()) broke(i, it->second);
     }
   }
   if (is_new) {
     stats.max_depth = std::max(stats.max_depth, graph->depth(t));
-    if (Status st = expand(t); !st) return st;
+    if (reached) {
+      if (Status st = expand(t); !st) return st;
+    } else {
+      graph->set_enabled(t, {});
+      strategy.notify(*graph, t, {});
+    }
   }
   strategy.observe(*graph, {item.pair, t, is_new, violation});
   if (!batch && !graph->has_unexplored(s)) planner->release(s);

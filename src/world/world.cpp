@@ -16,6 +16,10 @@ std::string_view to_string(RestoreMode mode) {
   return "reset";
 }
 
+World::~World() {
+  if (begun_) (void)end();  // best effort: a failure here has nowhere to go
+}
+
 System& World::add(std::unique_ptr<System> system) {
   PROWL_CHECK(!begun_, "systems must be added before World::begin()");
   PROWL_CHECK(system != nullptr, "null system");

@@ -19,8 +19,11 @@ struct Progress {
 
 struct Options {
   std::uint64_t seed = 0;
-  std::uint64_t max_steps = 0;      // executed pairs
-  std::uint32_t max_depth = 0;      // states deeper than this are not expanded
+  std::uint64_t max_steps = 0;  // executed pairs
+  // States first reached deeper than this are not expanded. BFS then explores exactly the states
+  // within the bound; other strategies can miss a state within it that they first reached by a
+  // longer path (as SPIN's depth-first search with -m does).
+  std::uint32_t max_depth = 0;
   double time_limit = 0;            // seconds
   double coverage_target = 0;       // stop once this fraction of actions ran at least once
   bool stop_on_first = false;       // stop at the first finding

@@ -28,8 +28,9 @@ class Strategy {
   virtual ~Strategy() = default;
   virtual std::string_view name() const = 0;
 
-  // A newly discovered state; `enabled` lists its enabled actions in increasing order, which are
-  // also its unexplored actions in the graph.
+  // A newly discovered state, called once per state; `enabled` lists its enabled actions in
+  // increasing order, which are also its unexplored actions in the graph. At this point
+  // graph.parent(state) is the state it was discovered from (a later shorter path may change it).
   virtual void notify(const Graph& graph, StateId state, std::span<const ActionId> enabled) = 0;
   // The next pair to run, unexplored in the graph, or nullopt when there is nothing left.
   virtual std::optional<Pair> pick(const Graph& graph) = 0;

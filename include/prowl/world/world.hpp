@@ -26,6 +26,9 @@ using WorldSnapshot = std::uint32_t;
 class World {
  public:
   World() = default;
+  // A world destroyed while begun (a run that failed half-way) is ended first, so its systems go
+  // back to the initial state.
+  ~World();
   World(const World&) = delete;
   World& operator=(const World&) = delete;
 

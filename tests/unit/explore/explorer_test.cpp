@@ -425,3 +425,85 @@ TEST(Explorer, ReportsAnInMemoryActionThatDoesNotRepeatAndGoesOn) {
 
 }  // namespace
 }  // namespace prowl
+
+namespace prowl {
+namespace {
+
+TEST(Explorer, ReportsABeforeInvariantOnceWhateverTheStrategy) {
+  auto model = [] {
+    ObjectModel<int> m("before_only", 0);
+    m.action("set1").run([](int& v) { v = 1; });
+    m.action("set2").run([](int& v) { v = 2; });
+    m.invariant("not_one").timing(Timing::kBefore).check([](const int& v) { return v != 1; });
+    return m;
+  };
+  auto m1 = model();
+  Bfs bfs;
+  auto r1 = explore(m1, bfs);
+  auto m2 = model();
+  Dfs dfs;
+  auto r2 = explore(m2, dfs);
+  ASSERT_TRUE(r1);
+  ASSERT_TRUE(r2);
+  ASSERT_EQ(r1->findings.size(), 1u);
+  ASSERT_EQ(r2->findings.size(), 1u);
+  EXPECT_EQ(actions_of(r1->findings[0]), (std::vector<std::string>{"set1"}));
+  EXPECT_EQ(actions_of(r2->findings[0]), (std::vector<std::string>{"set1"}));
+}
+
+TEST(Explorer, DoesNotCheckInvariantsOnAStateANondeterministicStepFailedToReach) {
+  static int calls = 0;
+  calls = 0;
+  ObjectModel<int> m("flip", 0);
+  m.action("flip").when([](const int& v) { return v == 0; }).run([](int& v) {
+    v = (++calls % 2) + 1;  // 2, then 1, then 2, ...
+  });
+  m.invariant("not_one").check([](const int& v) { return v != 1; });
+  Bfs bfs;
+  auto r = explore(m, bfs);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_EQ(r->findings[0].kind, FindingKind::kNondeterminism);
+}
+
+// A system whose observation fails from the given call on, counting how often it was ended.
+class FailingSystem final : public System {
+ public:
+  FailingSystem(int fail_at, int* ends) : System("db"), fail_at_(fail_at), ends_(ends) {}
+  Capabilities capabilities() const override { return testing::reset_only(); }
+  Status observe(Hasher& h) const override {
+    if (++calls_ >= fail_at_) return Status::environment("db down");
+    h.add_u64(0);
+    return Status::ok();
+  }
+  Status reset() override { return Status::ok(); }
+  Status end() override {
+    ++*ends_;
+    return Status::ok();
+  }
+
+ private:
+  int fail_at_;
+  int* ends_;
+  mutable int calls_ = 0;
+};
+
+TEST(Explorer, ReturnsTheWorldToItsInitialStateWhenTheRunFails) {
+  int ends = 0;
+  Model m("failing");
+  m.set_world([&]() -> Result<std::unique_ptr<World>> {
+    auto w = std::make_unique<World>();
+    w->emplace<FailingSystem>(2, &ends);
+    return w;
+  });
+  m.action("a").run([](Step&) { return Outcome::ok(); });
+  Bfs bfs;
+  auto r = explore(m, bfs);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.status().message(), "db down");
+  EXPECT_EQ(r.status().exit_code(), 3);
+  EXPECT_EQ(ends, 1);
+}
+
+}  // namespace
+}  // namespace prowl
