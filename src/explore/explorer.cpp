@@ -246,8 +246,11 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
   }
   if (Status st = planner->go_to(s); !st) {
     if (st.code() != StatusCode::kInternal) return st;
-    // The path to s did not replay the same way: report it and leave s.
-    record({FindingKind::kNondeterminism, a, s, a, kNoState, st.message(), graph->depth(s) + 1});
+    // The path to s did not replay the same way: report that path (its last action names the
+    // finding; the message names the step that diverged) and leave s.
+    const ActionId last = graph->parent_action(s);
+    record({FindingKind::kNondeterminism, last == kNoAction ? a : last, kNoState, kNoAction, s,
+            st.message(), graph->depth(s)});
     strategy.observe(*graph, {pick, kNoState, false, true});
     return Status::ok();
   }

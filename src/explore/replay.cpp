@@ -52,7 +52,11 @@ Result<ReplayResult> Replayer::run(std::span<const TraceStep> steps, bool keep_g
       return result;
     }
     Outcome out = exec.run(a, Rng(step.seed));
-    if (out.kind == Outcome::Kind::kSkipped) continue;
+    if (out.kind == Outcome::Kind::kSkipped) {
+      // Listed, so that executed[i] stays the outcome of steps[i].
+      result.executed.push_back({step.action, step.seed, "skipped", out.message});
+      continue;
+    }
     // A refusal or an error keeps its reason as the step's detail when it has no detail of its own.
     std::string detail = out.detail.empty() ? out.message : std::move(out.detail);
     result.executed.push_back(

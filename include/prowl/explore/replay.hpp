@@ -22,7 +22,8 @@ struct ReplayFailure {
 };
 
 struct ReplayResult {
-  // Steps that ran, with their outcomes and details.
+  // The steps that were run, one per step (a skipped one with outcome "skipped"), with their
+  // outcomes and details.
   std::vector<TraceStep> executed;
   // The failures of the first failing step (several invariants can fail at once), or of every
   // step when the replay goes on past failures.

@@ -507,3 +507,30 @@ TEST(Explorer, ReturnsTheWorldToItsInitialStateWhenTheRunFails) {
 
 }  // namespace
 }  // namespace prowl
+
+namespace prowl {
+namespace {
+
+TEST(Replayer, KeepsOneOutcomePerStepWhenAStepIsSkipped) {
+  ObjectModel<int> m("skips", 0);
+  m.action("maybe").run([](int&) -> Outcome { return Outcome::skipped("not now"); });
+  m.action("inc").run([](int& v) -> Outcome {
+    ++v;
+    return Outcome::ok("now " + std::to_string(v));
+  });
+  auto w = m.make_world();
+  ASSERT_TRUE(w);
+  ASSERT_TRUE((*w)->begin());
+  Replayer replayer(m, **w);
+  std::vector<TraceStep> steps = {{"maybe", 1, "", ""}, {"inc", 2, "", ""}};
+  auto r = replayer.run(steps);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->executed.size(), 2u);
+  EXPECT_EQ(r->executed[0].outcome, "skipped");
+  EXPECT_EQ(r->executed[0].detail, "not now");
+  EXPECT_EQ(r->executed[1].outcome, "ok");
+  EXPECT_EQ(r->executed[1].detail, "now 1");
+}
+
+}  // namespace
+}  // namespace prowl
