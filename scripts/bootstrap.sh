@@ -8,6 +8,7 @@ PACKAGES=(
   build-essential cmake ccache pkg-config git python3
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev
+  libcurl4-openssl-dev libcpp-httplib-dev
   clang-format
   spin
 )

@@ -543,7 +543,7 @@ void install_stop_handlers() {
   ::sigaction(SIGTERM, &action, &g_previous_term);
 }
 
-Result<HttpResponse> http_get(int port, std::string_view path, std::chrono::milliseconds timeout) {
+Result<ProbeResponse> http_get(int port, std::string_view path, std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   const std::string url = fmt::format("http://127.0.0.1:{}{}", port, path);
   auto fail = [&](std::string_view why) {
@@ -584,7 +584,7 @@ Result<HttpResponse> http_get(int port, std::string_view path, std::chrono::mill
   if (space == std::string::npos || space + 4 > response.size()) {
     return fail("malformed status line");
   }
-  HttpResponse answer;
+  ProbeResponse answer;
   for (std::size_t i = space + 1; i < space + 4; ++i) {
     if (response[i] < '0' || response[i] > '9') return fail("malformed status line");
     answer.status = answer.status * 10 + (response[i] - '0');

@@ -124,7 +124,7 @@ class ProcessSystem final : public System {
 void install_stop_handlers();
 
 // The answer to a minimal HTTP GET.
-struct HttpResponse {
+struct ProbeResponse {
   int status = 0;
   std::string body;
 };
@@ -132,8 +132,8 @@ struct HttpResponse {
 // GET path from 127.0.0.1:port with HTTP/1.0 over a plain TCP socket, reading until the server
 // closes the connection (at most 1 MiB). Fails with Status::environment if the connection fails,
 // the timeout (for the whole exchange) passes, or the answer is not HTTP.
-Result<HttpResponse> http_get(int port, std::string_view path,
-                              std::chrono::milliseconds timeout = std::chrono::seconds(5));
+Result<ProbeResponse> http_get(int port, std::string_view path,
+                               std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
 // A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0 and read it back).
 Result<int> pick_free_port();
