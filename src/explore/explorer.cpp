@@ -1,6 +1,7 @@
 #include "prowl/explore/explorer.hpp"
 
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -81,6 +82,11 @@ struct Explorer::Impl {
   std::uint64_t step_seed(StateId s, ActionId a) const { return step_rng(s, a).seed(); }
 
   std::size_t actions_covered = 0;
+  // Batch fast path: the world is one byte-image system without state keys. Restoring is a
+  // memcpy from the snapshot and the fingerprint is the bytes' hash, exactly as observe() would
+  // give, without the planner, World and System layers in between.
+  ByteImage image;
+  System* image_system = nullptr;
 
   // Records that invariant i fails in state s; false if it was known.
   bool mark_violating(std::size_t i, StateId s, const std::string& message) {
@@ -244,7 +250,12 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
     if (!batch && !graph->has_unexplored(s)) planner->release(s);
     return Status::ok();
   }
-  if (Status st = planner->go_to(s); !st) {
+  const std::uint32_t snap = image.size ? planner->snapshot_of(s) : RestorePlanner::kNone;
+  if (snap != RestorePlanner::kNone) {
+    std::memcpy(image.live, image_system->snapshot_bytes(world->system_handle(snap, 0)),
+                image.size);
+    world->restore_context(snap);
+  } else if (Status st = planner->go_to(s); !st) {
     if (st.code() != StatusCode::kInternal) return st;
     // The path to s did not replay the same way: report that path (its last action names the
     // finding; the message names the step that diverged) and leave s.
@@ -288,7 +299,14 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
     exec->advance(facts_of(s), a, item.facts);
     target_facts = item.facts;
   }
-  if (Status st = exec->fingerprint(target_facts, item.fp); !st) return st;
+  if (image.size) {
+    Hasher h;
+    h.add_bytes(image.live, image.size);
+    if (!target_facts.empty()) h.add_bytes(target_facts.data(), target_facts.size_bytes());
+    item.fp = h.finish();
+  } else if (Status st = exec->fingerprint(target_facts, item.fp); !st) {
+    return st;
+  }
   // In batch mode "after" invariants are checked in commit(), once per new state.
   if (!batch && exec->has_after()) {
     exec->check(false,
@@ -403,6 +421,10 @@ Result<RunReport> Explorer::Impl::run() {
   // which hides most of the cache misses of the fingerprint table.
   const bool batch =
       world->cheap() && world->mode() == RestoreMode::kSnapshot && strategy.lookahead() > 1;
+  if (batch && world->size() == 1 && model.state_keys().empty()) {
+    image_system = &world->system(0);
+    image = image_system->byte_image();
+  }
   const std::size_t batch_size = batch ? std::min<std::size_t>(strategy.lookahead(), 64) : 1;
   std::vector<Executed> items(batch_size);
   std::vector<StateId> unran;  // batch mode: sources to free once the batch is committed

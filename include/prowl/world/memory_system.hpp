@@ -111,9 +111,22 @@ class MemorySystem final : public System {
     return Status::ok();
   }
 
+  ByteImage byte_image() override {
+    if constexpr (kBytesObserved) {
+      if (!observe_) return {reinterpret_cast<unsigned char*>(&value_), sizeof(T)};
+    }
+    return {};
+  }
+  const unsigned char* snapshot_bytes(SnapshotHandle handle) const override {
+    return reinterpret_cast<const unsigned char*>(&arena_[handle]);
+  }
+
   std::size_t live_snapshots() const { return arena_.size() - free_.size(); }
 
  private:
+  static constexpr bool kBytesObserved = std::is_trivially_copyable_v<T> &&
+                                         std::has_unique_object_representations_v<T> &&
+                                         !HasProwlObserve<T>;
   T initial_;
   T value_;
   ObserveFn observe_;

@@ -42,6 +42,11 @@ class RestorePlanner {
   Status go_to(StateId target);
 
   StateId current() const { return known_ ? current_ : kNoState; }
+  // Snapshot mode: the snapshot kept for s, or kNone when it has none.
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  std::uint32_t snapshot_of(StateId s) const {
+    return s < snapshots_.size() ? snapshots_[s] : kNone;
+  }
   std::uint64_t replayed() const { return replayed_; }
   std::uint64_t restores() const { return restores_; }
 
@@ -49,7 +54,7 @@ class RestorePlanner {
   Status replay_chain(std::size_t from_index);
   void load_chain(StateId target);
 
-  static constexpr std::uint32_t kNoSnapshot = 0xffffffffu;
+  static constexpr std::uint32_t kNoSnapshot = kNone;
 
   World& world_;
   const StateTree& tree_;

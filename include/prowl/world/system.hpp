@@ -23,6 +23,14 @@ struct Capabilities {
 
 using SnapshotHandle = std::uint32_t;
 
+// A system whose whole state is one fixed-size block of bytes and whose observation is exactly
+// those bytes (a MemorySystem<T> of a padding-free T with the default observation). The explorer
+// restores and fingerprints such a system without a virtual call per step.
+struct ByteImage {
+  unsigned char* live = nullptr;  // the current state's bytes
+  std::size_t size = 0;
+};
+
 class System {
  public:
   explicit System(std::string name) : name_(std::move(name)) {}
@@ -49,6 +57,11 @@ class System {
   virtual Result<SnapshotHandle> save();
   virtual Status restore(SnapshotHandle handle);
   virtual void release(SnapshotHandle handle);
+
+  // The byte image of this system, when it has one (see ByteImage); size 0 otherwise.
+  virtual ByteImage byte_image() { return {}; }
+  // With a byte image: the bytes of a saved snapshot, valid until the next save() or release().
+  virtual const unsigned char* snapshot_bytes(SnapshotHandle /*handle*/) const { return nullptr; }
 
   // stack capability. Savepoint 0 is the state at begin(); push() adds savepoint depth+1 holding
   // the current state; rollback(d) brings the state back to savepoint d and drops those above it.

@@ -66,6 +66,14 @@ class World {
   Status restore(WorldSnapshot snapshot);
   void release(WorldSnapshot snapshot);
   std::size_t live_snapshots() const { return snap_context_.size() - snap_free_.size(); }
+  // The handle system i keeps for a world snapshot, and the snapshot's context: for callers that
+  // restore a byte-image system themselves (the explorer's fast path).
+  SnapshotHandle system_handle(WorldSnapshot snapshot, std::size_t i) const {
+    return snap_handles_[snapshot * systems_.size() + i];
+  }
+  void restore_context(WorldSnapshot snapshot) {
+    if (!context_.shares(snap_context_[snapshot])) context_ = snap_context_[snapshot];
+  }
 
   // kSnapshot and kStack modes. Savepoint 0 is the initial state.
   Status push();
