@@ -1,5 +1,7 @@
 #include "prowl/cli/run_main.hpp"
 
+#include "prowl/systems/process.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -275,6 +277,8 @@ int CommandLine::Impl::run(const Model& model) {
   if (!quiet && ::isatty(STDERR_FILENO)) {
     options.on_progress = [&progress](const Progress& p) { progress.update(p); };
   }
+  // Services a model starts (ProcessSystem) are stopped on Ctrl-C or SIGTERM as well.
+  install_stop_handlers();
   auto report = explore(model, **made, std::move(options));
   progress.finish();
   if (!report) {
