@@ -142,7 +142,7 @@ Status World::restore(WorldSnapshot snapshot) {
   for (std::size_t i = 0; i < n; ++i) {
     if (Status st = systems_[i]->restore(snap_handles_[snapshot * n + i]); !st) return st;
   }
-  if (!context_.shares(snap_context_[snapshot])) context_ = snap_context_[snapshot];
+  restore_context(snapshot);
   return Status::ok();
 }
 

@@ -75,11 +75,7 @@ std::string mask_seconds(const std::string& text) {
 }
 
 TEST(Console, RendersABfsRunOfTheRefundModel) {
-  const auto model = examples::make_refund_model();
-  Bfs bfs;
-  Options options;
-  options.seed = 7;
-  auto report = explore(model, bfs, options);
+  auto report = testing::refund_bfs_report();
   ASSERT_TRUE(report.is_ok()) << report.status().message();
   EXPECT_TRUE(matches_golden("console_refund_bfs.txt", mask_seconds(render(*report))));
 }

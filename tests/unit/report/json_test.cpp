@@ -53,11 +53,7 @@ TEST(JsonReport, AnUnwritablePathIsAnEnvironmentFailureNamingTheFile) {
 // two invariants on the same three steps, and cancelling a second order afterwards breaks the
 // merchant's balance again.
 TEST(JsonReport, DescribesABfsRunOfTheRefundModel) {
-  const auto model = examples::make_refund_model();
-  Bfs bfs;
-  Options options;
-  options.seed = 7;
-  auto report = explore(model, bfs, options);
+  auto report = testing::refund_bfs_report();
   ASSERT_TRUE(report.is_ok()) << report.status().message();
   const auto doc = nlohmann::json::parse(to_json(*report));
 

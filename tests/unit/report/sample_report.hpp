@@ -3,7 +3,10 @@
 // that never ran and one that was never enabled, and a warning that repeats a never-ran line.
 #pragma once
 
+#include "prowl/explore/explorer.hpp"
 #include "prowl/explore/report.hpp"
+#include "prowl/strategy/bfs.hpp"
+#include "refund/refund.hpp"
 
 namespace prowl::testing {
 
@@ -72,6 +75,15 @@ inline RunReport sample_report() {
                 "finding 'create_order' did not reproduce when replayed from the initial state; "
                 "it is reported unconfirmed"};
   return r;
+}
+
+// A real BFS run of the refund example with seed 7, for the tests that render real runs.
+inline Result<RunReport> refund_bfs_report() {
+  const auto model = examples::make_refund_model();
+  Bfs bfs;
+  Options options;
+  options.seed = 7;
+  return explore(model, bfs, options);
 }
 
 }  // namespace prowl::testing
