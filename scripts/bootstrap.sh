@@ -9,6 +9,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev
   libcurl4-openssl-dev libcpp-httplib-dev
+  libpq-dev postgresql libyaml-cpp-dev
+  libz3-dev libcvc5-dev
   clang-format
   spin
 )
