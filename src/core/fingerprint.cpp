@@ -42,21 +42,28 @@ void Hasher::add_bytes_slow(const void* data, std::size_t size) {
 }
 
 Fingerprint Hasher::finish() const {
-  std::uint64_t a = a_;
-  std::uint64_t b = b_;
+  std::uint64_t k1 = 0, k2 = 0;  // the bytes past fill_ are zero
   if (fill_ != 0) {
-    std::uint64_t k1, k2;  // the bytes past fill_ are zero
     std::memcpy(&k1, buffer_, 8);
     std::memcpy(&k2, buffer_ + 8, 8);
-    k1 *= kC1;
-    k1 = rotl(k1, 31) * kC2;
+  }
+  return detail::hash_finish(a_, b_, length_, fill_ != 0, k1, k2);
+}
+
+namespace detail {
+
+Fingerprint hash_finish(std::uint64_t a, std::uint64_t b, std::uint64_t length, bool has_tail,
+                        std::uint64_t k1, std::uint64_t k2) {
+  if (has_tail) {
+    k1 *= kHashC1;
+    k1 = rotl64(k1, 31) * kHashC2;
     a ^= k1;
-    k2 *= kC2;
-    k2 = rotl(k2, 33) * kC1;
+    k2 *= kHashC2;
+    k2 = rotl64(k2, 33) * kHashC1;
     b ^= k2;
   }
-  a ^= length_;
-  b ^= length_ * kC2;
+  a ^= length;
+  b ^= length * kHashC2;
   a += b;
   b += a;
   a = fmix(a);
@@ -66,10 +73,6 @@ Fingerprint Hasher::finish() const {
   return Fingerprint{a, b};
 }
 
-Fingerprint fingerprint_of(const void* data, std::size_t size, std::uint64_t seed) {
-  Hasher h(seed);
-  h.add_bytes(data, size);
-  return h.finish();
-}
+}  // namespace detail
 
 }  // namespace prowl

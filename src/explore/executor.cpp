@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -41,6 +42,9 @@ Executor::Executor(const Model& model, World& world) : model_(model), world_(wor
         a.max_per_run > 0 || a.max_per_path > 0 || !a.after.empty() || !a.requires_keys.empty();
     gates_.push_back(
         {other, a.preconditions.data(), a.preconditions.data() + a.preconditions.size()});
+    const auto id = static_cast<ActionId>(gates_.size() - 1);
+    (!other && model.has_typed_preconditions(id) ? typed_ : untyped_).push_back(id);
+    typed_run_.push_back(model.has_typed_run(id));
   }
   if (world.size() == 1) only_system_ = &world.system(0);
 }
@@ -88,9 +92,11 @@ void Executor::enabled_actions(std::span<const Fact> facts,
                                const std::vector<std::uint32_t>* run_counts,
                                std::vector<ActionId>& out) const {
   out.clear();
+  if (!typed_.empty()) model_.append_enabled_typed(world_, typed_, out);
+  if (untyped_.empty()) return;
+  const std::size_t typed_enabled = out.size();
   const Context& ctx = world_.context();
-  const auto n = static_cast<ActionId>(gates_.size());
-  for (ActionId a = 0; a < n; ++a) {
+  for (ActionId a : untyped_) {
     const Gate& g = gates_[a];
     if (g.other_checks) {
       if (enabled(a, facts, run_counts)) out.push_back(a);
@@ -99,6 +105,13 @@ void Executor::enabled_actions(std::span<const Fact> facts,
     const Precondition* p = g.pre_begin;
     while (p != g.pre_end && (*p)(world_, ctx)) ++p;
     if (p == g.pre_end) out.push_back(a);
+  }
+  // Both parts are in increasing order; the result must be too.
+  if (typed_enabled > 0 && typed_enabled < out.size()) {
+    const auto mid = out.begin() + static_cast<std::ptrdiff_t>(typed_enabled);
+    merge_scratch_.clear();
+    std::merge(out.begin(), mid, mid, out.end(), std::back_inserter(merge_scratch_));
+    out.swap(merge_scratch_);
   }
 }
 
@@ -110,8 +123,12 @@ void Executor::advance(std::span<const Fact> from, ActionId a, std::span<Fact> t
 }
 
 Outcome Executor::run(ActionId a, Rng rng) {
-  Step step{world_, world_.context(), rng};
   try {
+    if (typed_run_[a]) {
+      model_.run_typed(world_, a);
+      return Outcome{};
+    }
+    Step step{world_, world_.context(), rng};
     return model_.actions()[a].run(step);
   } catch (const std::exception& e) {
     return Outcome::error(e.what());

@@ -71,6 +71,11 @@ class Executor {
   const Model& model_;
   World& world_;
   std::vector<Gate> gates_;
+  // Actions whose only gates are typed preconditions the model evaluates in bulk, and the rest.
+  std::vector<ActionId> typed_;
+  std::vector<ActionId> untyped_;
+  mutable std::vector<ActionId> merge_scratch_;
+  std::vector<char> typed_run_;          // per action: the model runs it typed
   const System* only_system_ = nullptr;  // the world's system when it has exactly one
   std::size_t num_facts_ = 0;
   std::vector<int> facts_of_;           // action -> fact index or -1 (empty: nothing tracked)

@@ -96,6 +96,7 @@ struct Explorer::Impl {
 
   Status init();
   Status expand(StateId s);
+  // Runs a pair the graph already has marked explored.
   Status run_pair(Pair pick, bool batch, Executed& item);
   Status commit(Executed& item, bool batch);
   void record(Pending p);
@@ -242,9 +243,6 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
   item.error = false;
   item.violation = false;
   item.failures.clear();
-  PROWL_CHECK(s < graph->num_states() && graph->is_unexplored(s, a),
-              fmt::format("strategy '{}' picked a pair that is not unexplored", strategy.name()));
-  graph->mark_explored(s, a);
   const Action& action = model.actions()[a];
   if (action.max_per_run > 0 && run_counts[a] >= action.max_per_run) {
     if (!batch && !graph->has_unexplored(s)) planner->release(s);
@@ -300,10 +298,14 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
     target_facts = item.facts;
   }
   if (image.size) {
-    Hasher h;
-    h.add_bytes(image.live, image.size);
-    if (!target_facts.empty()) h.add_bytes(target_facts.data(), target_facts.size_bytes());
-    item.fp = h.finish();
+    if (target_facts.empty()) {
+      item.fp = fingerprint_of(image.live, image.size);
+    } else {
+      Hasher h;
+      h.add_bytes(image.live, image.size);
+      h.add_bytes(target_facts.data(), target_facts.size_bytes());
+      item.fp = h.finish();
+    }
   } else if (Status st = exec->fingerprint(target_facts, item.fp); !st) {
     return st;
   }
@@ -329,12 +331,24 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
   if (is_new) {
     for (std::size_t i = 0; i < nf; ++i) facts.push_back(item.facts[i]);
     if (batch) {
-      // Batches do not keep successors (most are known states): run the step again to reach t.
-      if (Status st = planner->go_to(s); !st) return st;
+      // Batches do not keep successors (most are known states): run the step again to reach t,
+      // which also checks that the step repeats.
+      const std::uint32_t snap = image.size ? planner->snapshot_of(s) : RestorePlanner::kNone;
+      if (snap != RestorePlanner::kNone) {
+        // The byte-image path restores and fingerprints s's successor without the layers.
+        std::memcpy(image.live, image_system->snapshot_bytes(world->system_handle(snap, 0)),
+                    image.size);
+        world->restore_context(snap);
+        planner->placed(s);
+      } else if (Status st = planner->go_to(s); !st) {
+        return st;
+      }
       Outcome again = exec->run(a, step_rng(s, a));
       Fingerprint fp;
       reached = again.kind != Outcome::Kind::kError && again.kind != Outcome::Kind::kSkipped;
-      if (reached) {
+      if (reached && image.size && nf == 0) {
+        reached = fingerprint_of(image.live, image.size) == item.fp;
+      } else if (reached) {
         if (Status st = exec->fingerprint(item.facts, fp); !st) return st;
         reached = fp == item.fp;
       }
@@ -426,8 +440,13 @@ Result<RunReport> Explorer::Impl::run() {
     image = image_system->byte_image();
   }
   const std::size_t batch_size = batch ? std::min<std::size_t>(strategy.lookahead(), 64) : 1;
-  std::vector<Executed> items(batch_size);
-  std::vector<StateId> unran;  // batch mode: sources to free once the batch is committed
+  // A strategy that expands whole states hands out states rather than pairs; a batch then ends
+  // after the state that fills it, so it holds up to batch_size - 1 + num_actions pairs. Not with
+  // a step limit, which must stop at an exact pair.
+  const bool whole_states = batch && strategy.whole_states() && options.max_steps == 0;
+  std::vector<Executed> items(whole_states ? batch_size - 1 + num_actions : batch_size);
+  std::vector<StateId> unran;           // batch mode: sources to free once the batch is committed
+  std::vector<ActionId> state_actions;  // whole-state mode: the picked state's actions
 
   for (;;) {
     if (options.stop_on_first && !pending.empty()) {
@@ -462,10 +481,31 @@ Result<RunReport> Explorer::Impl::run() {
       want = std::min<std::uint64_t>(want, options.max_steps - stats.steps);
     std::size_t n = 0;      // pairs waiting in items
     std::size_t taken = 0;  // picks this round
-    while (taken < want) {
+    while (whole_states && n < want) {
+      std::optional<StateId> s = strategy.pick_state(*graph);
+      if (!s) break;
+      ++taken;
+      PROWL_CHECK(*s < graph->num_states(),
+                  fmt::format("strategy '{}' picked an unknown state", strategy.name()));
+      state_actions.clear();
+      graph->take_unexplored(*s, state_actions);
+      for (ActionId a : state_actions) {
+        Executed& item = items[n];
+        if (Status st = run_pair({*s, a}, batch, item); !st) return st;
+        if (!item.ran) continue;
+        graph->prefetch(item.fp);
+        ++n;
+      }
+      unran.push_back(*s);
+    }
+    while (!whole_states && taken < want) {
       std::optional<Pair> pick = strategy.pick(*graph);
       if (!pick) break;
       ++taken;
+      PROWL_CHECK(
+          pick->state < graph->num_states() && graph->is_unexplored(pick->state, pick->action),
+          fmt::format("strategy '{}' picked a pair that is not unexplored", strategy.name()));
+      graph->mark_explored(pick->state, pick->action);
       Executed& item = items[n];
       if (Status st = run_pair(*pick, batch, item); !st) return st;
       if (!item.ran) {
@@ -487,7 +527,9 @@ Result<RunReport> Explorer::Impl::run() {
         if (Status st = commit(items[i], true); !st) return st;
       }
       // Sources are freed only now: a later item of the batch may have needed one again.
-      for (std::size_t i = 0; i < n; ++i) unran.push_back(items[i].pair.state);
+      if (!whole_states) {
+        for (std::size_t i = 0; i < n; ++i) unran.push_back(items[i].pair.state);
+      }
       for (StateId src : unran) {
         if (!graph->has_unexplored(src)) planner->release(src);
       }

@@ -91,7 +91,9 @@ std::vector<Pair> Graph::path_to(StateId s) const {
 
 void Graph::set_enabled(StateId s, std::span<const ActionId> actions) {
   const std::size_t base = static_cast<std::size_t>(s) * words_;
+  // std::popcount is a library call on the baseline x86-64 target: count only non-zero words.
   for (std::size_t w = 0; w < words_; ++w) {
+    if (masks_[base + w] == 0) continue;
     unexplored_ -= std::popcount(masks_[base + w]);
     masks_[base + w] = 0;
   }
@@ -120,6 +122,19 @@ bool Graph::has_unexplored(StateId s) const {
     if (masks_[base + w] != 0) return true;
   }
   return false;
+}
+
+void Graph::take_unexplored(StateId s, std::vector<ActionId>& out) {
+  const std::size_t base = static_cast<std::size_t>(s) * words_;
+  for (std::size_t w = 0; w < words_; ++w) {
+    std::uint64_t word = masks_[base + w];
+    if (word == 0) continue;
+    masks_[base + w] = 0;
+    for (; word != 0; word &= word - 1) {
+      out.push_back(static_cast<ActionId>(w * 64 + std::countr_zero(word)));
+      --unexplored_;
+    }
+  }
 }
 
 ActionId Graph::next_unexplored(StateId s, ActionId from) const {

@@ -20,4 +20,14 @@ std::optional<Pair> Bfs::pick(const Graph& graph) {
   return std::nullopt;
 }
 
+std::optional<StateId> Bfs::pick_state(const Graph& graph) {
+  while (!queue_.empty()) {
+    const StateId s = queue_.front();
+    queue_.pop_front();
+    cursor_ = 0;
+    if (graph.has_unexplored(s)) return s;
+  }
+  return std::nullopt;
+}
+
 }  // namespace prowl

@@ -19,12 +19,41 @@ struct Fingerprint {
   std::string hex() const;
 };
 
+namespace detail {
+inline constexpr std::uint64_t kHashSeedA = 0x243f6a8885a308d3ULL;
+inline constexpr std::uint64_t kHashSeedB = 0x13198a2e03707344ULL;
+inline constexpr std::uint64_t kHashC1 = 0x87c37b91114253d5ULL;
+inline constexpr std::uint64_t kHashC2 = 0x4cf5ad432745937fULL;
+
+inline std::uint64_t rotl64(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+// One 16-byte block: each word goes to its lane, and each lane folds in the other so that every
+// input bit reaches both halves of the result.
+inline void hash_block(std::uint64_t& a, std::uint64_t& b, std::uint64_t k1, std::uint64_t k2) {
+  k1 *= kHashC1;
+  k1 = rotl64(k1, 31) * kHashC2;
+  a ^= k1;
+  a = rotl64(a, 27) + b;
+  a = a * 5 + 0x52dce729;
+  k2 *= kHashC2;
+  k2 = rotl64(k2, 33) * kHashC1;
+  b ^= k2;
+  b = rotl64(b, 31) + a;
+  b = b * 5 + 0x38495ab5;
+}
+
+// The last, partial block (zero-padded), the length, and the final mixing.
+Fingerprint hash_finish(std::uint64_t a, std::uint64_t b, std::uint64_t length, bool has_tail,
+                        std::uint64_t k1, std::uint64_t k2);
+}  // namespace detail
+
 // A streaming 128-bit hash over 16-byte blocks with two 64-bit lanes (Murmur3-style block mixing,
 // fmix64 finish). The same sequence of bytes gives the same fingerprint however it is split
 // across add calls.
 class Hasher {
  public:
-  explicit Hasher(std::uint64_t seed = 0) : a_(seed ^ kSeedA), b_(seed ^ kSeedB) {}
+  explicit Hasher(std::uint64_t seed = 0)
+      : a_(seed ^ detail::kHashSeedA), b_(seed ^ detail::kHashSeedB) {}
 
   void add_bytes(const void* data, std::size_t size) {
     if (fill_ == 0 && size <= 64) {
@@ -76,20 +105,7 @@ class Hasher {
     for (std::size_t i = 0; i < size; ++i) buffer_[i] = p[i];
     fill_ = static_cast<unsigned>(size);
   }
-  // One 16-byte block: each word goes to its lane, and each lane folds in the other so that every
-  // input bit reaches both halves of the result.
-  void block(std::uint64_t k1, std::uint64_t k2) {
-    k1 *= kC1;
-    k1 = rotl(k1, 31) * kC2;
-    a_ ^= k1;
-    a_ = rotl(a_, 27) + b_;
-    a_ = a_ * 5 + 0x52dce729;
-    k2 *= kC2;
-    k2 = rotl(k2, 33) * kC1;
-    b_ ^= k2;
-    b_ = rotl(b_, 31) + a_;
-    b_ = b_ * 5 + 0x38495ab5;
-  }
+  void block(std::uint64_t k1, std::uint64_t k2) { detail::hash_block(a_, b_, k1, k2); }
 
   std::uint64_t a_;
   std::uint64_t b_;
@@ -98,7 +114,27 @@ class Hasher {
   unsigned char buffer_[16] = {};
 };
 
-// Fingerprint of a single contiguous byte range.
-Fingerprint fingerprint_of(const void* data, std::size_t size, std::uint64_t seed = 0);
+// Fingerprint of a single contiguous byte range: the same as a Hasher given these bytes, without
+// the streaming buffer (the explorer's hot path for in-memory states).
+inline Fingerprint fingerprint_of(const void* data, std::size_t size, std::uint64_t seed = 0) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::uint64_t a = seed ^ detail::kHashSeedA;
+  std::uint64_t b = seed ^ detail::kHashSeedB;
+  std::size_t n = size;
+  for (; n >= 16; p += 16, n -= 16) {
+    std::uint64_t k1, k2;
+    std::memcpy(&k1, p, 8);
+    std::memcpy(&k2, p + 8, 8);
+    detail::hash_block(a, b, k1, k2);
+  }
+  std::uint64_t k1 = 0, k2 = 0;
+  if (n != 0) {
+    unsigned char tail[16] = {};
+    std::memcpy(tail, p, n);
+    std::memcpy(&k1, tail, 8);
+    std::memcpy(&k2, tail + 8, 8);
+  }
+  return detail::hash_finish(a, b, size, n != 0, k1, k2);
+}
 
 }  // namespace prowl

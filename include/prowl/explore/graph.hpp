@@ -66,6 +66,8 @@ class Graph final : public StateTree {
   }
   void mark_explored(StateId s, ActionId a);
   bool has_unexplored(StateId s) const;
+  // Marks every unexplored action of s explored and appends them to out in increasing order.
+  void take_unexplored(StateId s, std::vector<ActionId>& out);
   // The smallest unexplored action of s that is >= from, or kNoAction.
   ActionId next_unexplored(StateId s, ActionId from = 0) const;
   // Unexplored pairs over all states.

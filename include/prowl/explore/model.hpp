@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -129,6 +130,21 @@ class Model {
   const std::vector<std::string>& state_keys() const { return state_keys_; }
   // The id of the named action, or kNoAction.
   ActionId find_action(std::string_view name) const;
+
+  // An optional fast path for the explorer's hot loop. A model whose preconditions read only
+  // one typed object (ObjectModel) can evaluate those of many actions in one call:
+  // has_typed_preconditions(a) says whether action a's preconditions can be evaluated so, and
+  // append_enabled_typed() appends to `out`, in the given order, each of `actions` (all with
+  // typed preconditions) whose preconditions hold in `world`. Same answers as the preconditions.
+  virtual bool has_typed_preconditions(ActionId /*a*/) const { return false; }
+  virtual void append_enabled_typed(const World& /*world*/, std::span<const ActionId> /*actions*/,
+                                    std::vector<ActionId>& /*out*/) const {}
+
+  // Likewise for running: has_typed_run(a) says that action a's code only changes one typed
+  // object and always succeeds unless it throws (ObjectModel's run(T&) returning void), and
+  // run_typed() runs it on the world. Same effect as the Action's run.
+  virtual bool has_typed_run(ActionId /*a*/) const { return false; }
+  virtual void run_typed(World& /*world*/, ActionId /*a*/) const {}
 
   // Checks the model: at least one action, unique names, known dependencies, positive weights,
   // code to run and to check, a world. The message names the offending action or invariant.

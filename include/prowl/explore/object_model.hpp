@@ -10,7 +10,12 @@
 // check() accepts (const T&) or (const T&, const Context&) returning bool or Check.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <type_traits>
+#include <typeinfo>
+#include <vector>
 
 #include "prowl/explore/model.hpp"
 #include "prowl/world/memory_system.hpp"
@@ -39,20 +44,31 @@ class ObjectActionBuilder : public ActionBuilderBase<ObjectActionBuilder<T>> {
 
   template <class F>
   ObjectActionBuilder& when(F fn) {
-    this->action().preconditions.push_back(
-        [fn = std::move(fn)](const World& w, const Context& c) -> bool {
-          const T& obj = ObjectModel<T>::object(w);
-          if constexpr (std::is_invocable_v<F&, const T&, const Context&>) {
-            return fn(obj, c);
-          } else {
-            return fn(obj);
-          }
-        });
+    if constexpr (std::is_invocable_v<F&, const T&, const Context&>) {
+      this->action().preconditions.push_back(
+          [fn = std::move(fn)](const World& w, const Context& c) -> bool {
+            return fn(ObjectModel<T>::object(w), c);
+          });
+    } else {
+      static_assert(std::is_invocable_r_v<bool, F&, const T&>,
+                    "when() takes (const T&) or (const T&, const Context&) returning bool");
+      // Kept twice: as the Action's precondition, and typed for the explorer's fast path.
+      static_cast<ObjectModel<T>*>(this->model_)->add_typed_guard(this->index_, fn);
+      this->action().preconditions.push_back(
+          [fn = std::move(fn)](const World& w, const Context&) -> bool {
+            return fn(ObjectModel<T>::object(w));
+          });
+    }
     return *this;
   }
 
   template <class F>
   ObjectActionBuilder& run(F fn) {
+    constexpr bool kTyped = std::is_invocable_v<F&, T&> && !std::is_invocable_v<F&, T&, Context&>;
+    std::function<void(T&)> typed;
+    if constexpr (kTyped) {
+      if constexpr (std::is_void_v<std::invoke_result_t<F&, T&>>) typed = fn;
+    }
     this->action().run = [fn = std::move(fn)](Step& s) -> Outcome {
       T& obj = ObjectModel<T>::object(s.world);
       if constexpr (std::is_invocable_v<F&, T&, Context&, Rng&>) {
@@ -83,6 +99,9 @@ class ObjectActionBuilder : public ActionBuilderBase<ObjectActionBuilder<T>> {
         }
       }
     };
+    // Kept twice: as the Action's code, and typed for the explorer's fast path.
+    static_cast<ObjectModel<T>*>(this->model_)
+        ->set_typed_run(this->index_, std::move(typed), this->action().run.target_type());
     return *this;
   }
 };
@@ -138,11 +157,73 @@ class ObjectModel : public Model {
     return {*this, add_invariant(std::move(name))};
   }
 
+  bool has_typed_preconditions(ActionId a) const override {
+    // A precondition added to the Action directly, not through when(), has no typed copy.
+    const std::size_t typed = a < typed_counts_.size() ? typed_counts_[a] : 0;
+    return typed == actions()[a].preconditions.size();
+  }
+  void append_enabled_typed(const World& world, std::span<const ActionId> which,
+                            std::vector<ActionId>& out) const override {
+    const T& obj = object(world);
+    // Both `which` and typed_guards_ are in increasing action order: walk them together.
+    const TypedGuard* g = typed_guards_.data();
+    const TypedGuard* const end = g + typed_guards_.size();
+    for (ActionId a : which) {
+      while (g != end && g->action < a) ++g;
+      bool ok = true;
+      for (; g != end && g->action == a; ++g) {
+        if (!g->fn(obj)) {
+          ok = false;
+          break;
+        }
+      }
+      if (ok) out.push_back(a);
+    }
+  }
+  bool has_typed_run(ActionId a) const override {
+    // Only while the Action's code is still the one run() installed with this copy.
+    return a < typed_runs_.size() && typed_runs_[a].fn &&
+           *typed_runs_[a].installed == actions()[a].run.target_type();
+  }
+  void run_typed(World& world, ActionId a) const override { typed_runs_[a].fn(object(world)); }
+
+  // Used by the builders: the typed copies of when(const T&) and run(T&). `installed` is the
+  // type of the Action's code that run() installed along with `fn`.
+  void set_typed_run(std::size_t action, std::function<void(T&)> fn,
+                     const std::type_info& installed) {
+    if (typed_runs_.size() <= action) typed_runs_.resize(action + 1);
+    typed_runs_[action] = {std::move(fn), &installed};
+  }
+  template <class F>
+  void add_typed_guard(std::size_t action, F fn) {
+    const auto a = static_cast<ActionId>(action);
+    auto at = std::upper_bound(typed_guards_.begin(), typed_guards_.end(), a,
+                               [](ActionId x, const TypedGuard& g) { return x < g.action; });
+    typed_guards_.insert(at, TypedGuard{a, std::move(fn)});
+    if (typed_counts_.size() <= action) typed_counts_.resize(action + 1, 0);
+    ++typed_counts_[action];
+  }
+
   // The object inside a world built by this model.
   static T& object(World& w) { return static_cast<MemorySystem<T>&>(w.system(0)).value(); }
   static const T& object(const World& w) {
     return static_cast<const MemorySystem<T>&>(w.system(0)).value();
   }
+
+ private:
+  // The preconditions added with when(const T&), typed, by action (in order of addition within
+  // one action), and how many each action has.
+  struct TypedGuard {
+    ActionId action;
+    std::function<bool(const T&)> fn;
+  };
+  std::vector<TypedGuard> typed_guards_;
+  std::vector<std::uint32_t> typed_counts_;
+  struct TypedRun {
+    std::function<void(T&)> fn;
+    const std::type_info* installed = nullptr;
+  };
+  std::vector<TypedRun> typed_runs_;
 };
 
 }  // namespace prowl

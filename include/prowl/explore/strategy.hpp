@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "prowl/core/ids.hpp"
+#include "prowl/core/status.hpp"
 #include "prowl/explore/graph.hpp"
 
 namespace prowl {
@@ -40,6 +41,16 @@ class Strategy {
   // observe(). 1 unless later picks do not depend on earlier results (BFS), which lets the
   // explorer run pairs in batches.
   virtual std::size_t lookahead() const { return 1; }
+  // True for a strategy that always picks every unexplored action of one state, in increasing
+  // order, before any pair of another state (BFS). The explorer may then ask pick_state() for
+  // whole states instead of pick() for pairs, and run a state's actions back to back.
+  virtual bool whole_states() const { return false; }
+  // The next state whose unexplored actions should all run, or nullopt when there is nothing
+  // left. The explorer marks them explored. REQUIRES: whole_states().
+  virtual std::optional<StateId> pick_state(const Graph& /*graph*/) {
+    PROWL_CHECK(false, "pick_state() on a strategy without whole_states()");
+    return std::nullopt;
+  }
 };
 
 }  // namespace prowl

@@ -16,6 +16,8 @@ class Bfs final : public Strategy {
   std::optional<Pair> pick(const Graph& graph) override;
   // BFS picks do not depend on results: new states only join the back of the queue.
   std::size_t lookahead() const override { return 64; }
+  bool whole_states() const override { return true; }
+  std::optional<StateId> pick_state(const Graph& graph) override;
 
  private:
   std::deque<StateId> queue_;

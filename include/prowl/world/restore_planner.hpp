@@ -31,6 +31,13 @@ class RestorePlanner {
   Status begin(StateId root);
   // The world ran an action from the current state and is now at `to`.
   void moved(StateId to);
+  // The caller wrote state s into the world directly (snapshot mode: the explorer's byte-image
+  // path); the world is at s.
+  void placed(StateId s) {
+    current_ = s;
+    known_ = true;
+    at_savepoint_ = false;
+  }
   // The world is at the new state s: keep what is needed to come back to it.
   Status discovered(StateId s);
   // No strategy will ask for s again: free its snapshot.

@@ -41,6 +41,19 @@ TEST(Hasher, DistinguishesEveryOneByteChangeAndEveryLength) {
   }
 }
 
+TEST(Hasher, FingerprintOfEqualsTheStreamingHasherForEveryLengthAndSeed) {
+  std::string bytes;
+  for (int i = 0; i < 70; ++i) bytes.push_back(static_cast<char>(i * 31 + 7));
+  for (std::uint64_t seed : {0ULL, 1ULL, 0xdeadbeefULL}) {
+    for (std::size_t len = 0; len <= bytes.size(); ++len) {
+      Hasher h(seed);
+      h.add_bytes(bytes.data(), len);
+      EXPECT_EQ(fingerprint_of(bytes.data(), len, seed), h.finish())
+          << "length " << len << " seed " << seed;
+    }
+  }
+}
+
 TEST(Hasher, SeedChangesTheFingerprint) {
   const int x = 7;
   EXPECT_NE(fingerprint_of(&x, sizeof x, 1), fingerprint_of(&x, sizeof x, 2));
