@@ -534,3 +534,62 @@ TEST(Replayer, KeepsOneOutcomePerStepWhenAStepIsSkipped) {
 
 }  // namespace
 }  // namespace prowl
+
+namespace prowl {
+namespace {
+
+// The explorer evaluates ObjectModel's when(const T&) guards and run(T&) code through typed
+// copies; a precondition or code installed on the Action directly must still be what runs.
+TEST(ObjectModel, APreconditionAddedToTheActionDirectlyStillGates) {
+  ObjectModel<int> m("direct", 0);
+  m.action("inc").when([](const int& v) { return v < 5; }).run([](int& v) { ++v; });
+  m.actions()[0].preconditions.push_back(
+      [](const World& w, const Context&) { return ObjectModel<int>::object(w) < 3; });
+  Bfs bfs;
+  auto r = explore(m, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->stats.states, 4u);  // 0..3: the direct precondition stops at 3, not 5
+  EXPECT_EQ(r->stats.transitions, 3u);
+}
+
+TEST(ObjectModel, CodeReplacedOnTheActionDirectlyIsWhatRuns) {
+  ObjectModel<int> m("replaced", 0);
+  m.action("step").when([](const int& v) { return v < 8; }).run([](int& v) { ++v; });
+  m.actions()[0].run = [](Step& s) {
+    ObjectModel<int>::object(s.world) += 4;
+    return Outcome::ok();
+  };
+  Bfs bfs;
+  auto r = explore(m, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->stats.states, 3u);  // 0, 4, 8
+}
+
+TEST(ObjectModel, ALaterRunWithAContextReplacesTheTypedCode) {
+  ObjectModel<int> m("rerun", 0);
+  m.action("step")
+      .when([](const int& v) { return v < 6; })
+      .run([](int& v) { ++v; })
+      .run([](int& v, Context&) { v += 3; });
+  Bfs bfs;
+  auto r = explore(m, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->stats.states, 3u);  // 0, 3, 6
+}
+
+TEST(ObjectModel, GuardsOfInterleavedActionsStayWithTheirAction) {
+  ObjectModel<int> m("interleaved", 0);
+  auto up = m.action("up");
+  auto down = m.action("down");
+  down.when([](const int& v) { return v > 0; }).run([](int& v) { --v; });
+  up.when([](const int& v) { return v < 4; }).run([](int& v) { ++v; });
+  up.when([](const int& v) { return v != 2; });
+  Bfs bfs;
+  auto r = explore(m, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->stats.states, 3u);       // 0, 1, 2: up is disabled at 2
+  EXPECT_EQ(r->stats.transitions, 4u);  // 0->1, 1->2, 1->0, 2->1
+}
+
+}  // namespace
+}  // namespace prowl
