@@ -289,7 +289,34 @@ ProcessSystem::~ProcessSystem() { stop(); }
 Capabilities ProcessSystem::capabilities() const {
   Capabilities c;
   c.reset = true;
+  c.snapshot = c.stack = options_.stateless;
   return c;
+}
+
+Status ProcessSystem::revive() {
+  if (check_alive()) return Status::ok();
+  if (Status st = start(); !st) return st;
+  return wait_ready();
+}
+
+Result<SnapshotHandle> ProcessSystem::save() {
+  PROWL_CHECK(options_.stateless, "ProcessSystem::save() on a service that keeps state");
+  return SnapshotHandle{0};
+}
+
+Status ProcessSystem::restore(SnapshotHandle /*handle*/) {
+  PROWL_CHECK(options_.stateless, "ProcessSystem::restore() on a service that keeps state");
+  return revive();
+}
+
+Status ProcessSystem::push() {
+  PROWL_CHECK(options_.stateless, "ProcessSystem::push() on a service that keeps state");
+  return Status::ok();
+}
+
+Status ProcessSystem::rollback(std::size_t /*depth*/) {
+  PROWL_CHECK(options_.stateless, "ProcessSystem::rollback() on a service that keeps state");
+  return revive();
 }
 
 Status ProcessSystem::observe(Hasher& hasher) const {

@@ -66,6 +66,11 @@ struct ProcessOptions {
   std::chrono::milliseconds stop_timeout{5000};
   // Bytes kept of the end of each of stdout and stderr.
   std::size_t output_limit = 64 * 1024;
+  // True when the service keeps no state of its own between requests: everything it remembers
+  // lives in databases that other systems save and restore. Then the process does not limit the
+  // world to reset mode: save, restore, push and rollback do nothing but restart a service that
+  // has died, and reset restarts it. False (the default): every restore restarts the service.
+  bool stateless = false;
 };
 
 class ProcessSystem final : public System {
@@ -84,6 +89,12 @@ class ProcessSystem final : public System {
   Status end() override;
   // Stops the service and starts it again; waits until it is ready.
   Status reset() override;
+  // Stateless services only: nothing to save; restoring restarts the service if it has died.
+  Result<SnapshotHandle> save() override;
+  Status restore(SnapshotHandle handle) override;
+  void release(SnapshotHandle /*handle*/) override {}
+  Status push() override;
+  Status rollback(std::size_t depth) override;
 
   // Ok while the service runs; Status::environment (reason and output tail) once it has exited.
   // The service is reaped as soon as its exit is seen, hence the mutable state behind const.
@@ -108,6 +119,8 @@ class ProcessSystem final : public System {
   // SIGTERM, then SIGKILL after the stop timeout; reaps. No-op if nothing runs.
   void stop();
   Status wait_ready();
+  // Starts the service again if it has exited.
+  Status revive();
   std::string failure(std::string_view reason) const;
 
   ProcessOptions options_;

@@ -443,3 +443,49 @@ TEST(ProcessSystem, ExploresACounterServiceByRestartingIt) {
 
 }  // namespace
 }  // namespace prowl
+
+namespace prowl {
+namespace {
+
+TEST(ProcessSystem, AStatelessServiceKeepsRunningAcrossRestoresAndIsRevivedAfterDying) {
+  ProcessOptions o = counter_server();
+  o.stateless = true;
+  ProcessSystem p("svc", o);
+  const Capabilities caps = p.capabilities();
+  EXPECT_TRUE(caps.snapshot);
+  EXPECT_TRUE(caps.stack);
+  EXPECT_TRUE(caps.reset);
+  ASSERT_TRUE(p.begin());
+  const pid_t first = p.pid();
+  auto snap = p.save();
+  ASSERT_TRUE(snap);
+  EXPECT_EQ(get(p, "/inc"), "200 1");
+  // The state is not the process's to restore: the same process keeps its counter.
+  ASSERT_TRUE(p.restore(*snap));
+  ASSERT_TRUE(p.push());
+  ASSERT_TRUE(p.rollback(0));
+  EXPECT_EQ(p.pid(), first);
+  EXPECT_EQ(get(p, "/count"), "200 1");
+  // A service that died is started again by the next restore.
+  ASSERT_EQ(::kill(first, SIGKILL), 0);
+  ASSERT_TRUE(dead(first));
+  ASSERT_TRUE(p.restore(*snap));
+  EXPECT_NE(p.pid(), -1);
+  EXPECT_NE(p.pid(), first);
+  EXPECT_EQ(get(p, "/count"), "200 0");
+  EXPECT_TRUE(p.end());
+  EXPECT_TRUE(gone(first));
+}
+
+TEST(ProcessSystem, AServiceWithStateCannotSaveOrPush) {
+  ProcessSystem p("svc", counter_server());
+  const Capabilities caps = p.capabilities();
+  EXPECT_FALSE(caps.snapshot);
+  EXPECT_FALSE(caps.stack);
+  EXPECT_TRUE(caps.reset);
+  EXPECT_THROW((void)p.save(), LogicError);
+  EXPECT_THROW((void)p.push(), LogicError);
+}
+
+}  // namespace
+}  // namespace prowl
