@@ -8,6 +8,10 @@ namespace prowl::app {
 // `prowl demo [run_main flags]`: explores the bundled refund example.
 int demo_command(int argc, char** argv);
 
+// `prowl explore MODEL.yaml [run_main flags]`: explores an HTTP service described by a model
+// file (docs/model-file.md).
+int explore_command(int argc, char** argv);
+
 // `prowl version`: prints the version.
 int version_command(int argc, char** argv);
 

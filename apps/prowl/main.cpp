@@ -19,6 +19,8 @@ struct Command {
 constexpr Command kCommands[] = {
     {"demo", "explore the bundled refund example and show the bugs it finds",
      prowl::app::demo_command},
+    {"explore", "explore an HTTP service described by a YAML model file",
+     prowl::app::explore_command},
     {"version", "print prowl's version", prowl::app::version_command},
 };
 

@@ -98,6 +98,11 @@ struct CommandLine::Impl {
     int min, max;
   };
   std::vector<IntFlag> int_flags;
+  struct Positional {
+    std::string name, help;
+    std::string* value;
+  };
+  std::vector<Positional> positionals;
 
   // Flag values.
   std::string strategy;
@@ -172,6 +177,9 @@ void CommandLine::Impl::build_app() {
         ->type_name("N")
         ->transform(decimal_integer(true))
         ->check(CLI::Range(f.min, f.max).description(""));
+  }
+  for (const Positional& p : positionals) {
+    app->add_option(p.name, *p.value, p.help)->required()->type_name("");
   }
   app->add_flag("--quiet", quiet, "print only the findings and a one-line summary");
   app->add_flag("--list-actions", list_actions,
@@ -309,6 +317,14 @@ void CommandLine::add_int_flag(const std::string& name, const std::string& help,
   PROWL_CHECK(value != nullptr && min <= *value && *value <= max,
               fmt::format("flag {}: the default must lie in [{}, {}]", name, min, max));
   impl_->int_flags.push_back({name, help, value, min, max});
+}
+
+void CommandLine::add_positional(const std::string& name, const std::string& help,
+                                 std::string* value) {
+  PROWL_CHECK(!impl_->parsed, "CommandLine::add_positional() after parse()");
+  PROWL_CHECK(value != nullptr && !name.empty() && name[0] != '-',
+              "add_positional: a positional needs a name without dashes and a value");
+  impl_->positionals.push_back({name, help, value});
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstring>
 
@@ -272,6 +273,46 @@ std::string SqliteSystem::describe() const {
     out.resize(options_.describe_limit);
     out += "...";
   }
+  return out;
+}
+
+Result<SqlRows> SqliteSystem::query(std::string_view sql) const {
+  sqlite3_stmt* stmt = nullptr;
+  const char* tail = nullptr;
+  auto failed = [&](int rc) {
+    return Status::environment(fmt::format("sqlite '{}': query failed: {} ({}); SQL: {}",
+                                           options_.path, sqlite3_errmsg(db_), sqlite3_errstr(rc),
+                                           sql));
+  };
+  int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, &tail);
+  if (rc != SQLITE_OK) return failed(rc);
+  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> owned(stmt, sqlite3_finalize);
+  const char* end = sql.data() + sql.size();
+  while (tail && tail < end && (std::isspace(static_cast<unsigned char>(*tail)) || *tail == ';')) {
+    ++tail;
+  }
+  if (stmt == nullptr || (tail && tail < end)) {
+    return Status::invalid(
+        fmt::format("sqlite '{}': a query must be one statement: {}", options_.path, sql));
+  }
+  SqlRows out;
+  const int columns = sqlite3_column_count(stmt);
+  for (int c = 0; c < columns; ++c) {
+    const char* column = sqlite3_column_name(stmt, c);
+    out.columns.emplace_back(column ? column : "");
+  }
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    auto& row = out.rows.emplace_back();
+    for (int c = 0; c < columns; ++c) {
+      if (sqlite3_column_type(stmt, c) == SQLITE_NULL) {
+        row.emplace_back(std::nullopt);
+        continue;
+      }
+      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, c));
+      row.emplace_back(std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(stmt, c))));
+    }
+  }
+  if (rc != SQLITE_DONE) return failed(rc);
   return out;
 }
 

@@ -59,6 +59,10 @@ class CommandLine {
   // REQUIRES: before parse(); `value` outlives parse().
   void add_int_flag(const std::string& name, const std::string& help, int* value, int min, int max);
 
+  // Adds a required positional argument (`prowl explore MODEL`): `name` is shown in the usage
+  // line, `*value` receives the argument. REQUIRES: before parse(); `value` outlives parse().
+  void add_positional(const std::string& name, const std::string& help, std::string* value);
+
   // Parses the flags. Returns the exit code when the program should stop now: kExitOk after
   // --help or --version (printed on stdout), kExitUsage after bad usage (message on stderr).
   // Returns nullopt when run() should follow.

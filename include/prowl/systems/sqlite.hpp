@@ -26,8 +26,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "prowl/systems/sql.hpp"
 #include "prowl/world/system.hpp"
 
 struct sqlite3;
@@ -64,6 +66,11 @@ class SqliteSystem final : public System {
   Status observe(Hasher& hasher) const override;
   // One line per table and query: "name: (1, 'a'), (2, NULL)"; cut at describe_limit characters.
   std::string describe() const override;
+  // Runs one SQL statement on prowl's connection and returns its rows, every value as SQLite
+  // renders it as text (a blob's bytes as they are), NULL as nullopt: for invariants written in
+  // SQL. An environment Status names the file and the SQL; more than one statement is
+  // Status::invalid.
+  Result<SqlRows> query(std::string_view sql) const;
 
   Status begin() override;
   Status end() override;

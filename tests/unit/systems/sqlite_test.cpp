@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -426,6 +427,37 @@ TEST(SqliteSystem, ObservesADeclaredQueryAndNothingUndeclared) {
   EXPECT_NE(fingerprint_of(*sys), initial);
   service.exec("DELETE FROM accounts");
   EXPECT_EQ(sys->describe(), "total: (0, NULL)\nrich: (no rows)");
+}
+
+TEST(SqliteSystem, QueryReturnsRowsAsTextWithNullsAndReportsABadQuery) {
+  TempDir dir;
+  const std::string path = dir.file("app.db");
+  create_accounts(path);
+  Connection service(path);
+  service.exec("INSERT INTO accounts VALUES (3, NULL, x'4142')");
+  auto sys = open_system({.path = path, .tables = {"accounts"}});
+  auto rows = sys->query("SELECT id, name, balance * 2 AS twice FROM accounts ORDER BY id;");
+  ASSERT_TRUE(rows) << rows.status().message();
+  EXPECT_EQ(rows->columns, (std::vector<std::string>{"id", "name", "twice"}));
+  using Row = std::vector<std::optional<std::string>>;
+  EXPECT_EQ(
+      rows->rows,
+      (std::vector<Row>{{"1", "alice", "21.0"}, {"2", "bob", "6.0"}, {"3", std::nullopt, "0"}}));
+  auto blob = sys->query("SELECT balance FROM accounts WHERE id = 3");
+  ASSERT_TRUE(blob);
+  EXPECT_EQ(blob->rows, std::vector<Row>{{"AB"}});
+
+  auto bad = sys->query("SELECT nope FROM accounts");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.status().code(), StatusCode::kEnvironment);
+  EXPECT_EQ(bad.status().message(), "sqlite '" + path +
+                                        "': query failed: no such column: nope (SQL logic error); "
+                                        "SQL: SELECT nope FROM accounts");
+  auto two = sys->query("SELECT 1; SELECT 2");
+  ASSERT_FALSE(two);
+  EXPECT_EQ(two.status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(two.status().message(),
+            "sqlite '" + path + "': a query must be one statement: SELECT 1; SELECT 2");
 }
 
 TEST(SqliteSystem, DescribesEveryValueTypeAndCutsLongOutput) {

@@ -1,0 +1,30 @@
+#include <iostream>
+
+#include "commands.hpp"
+#include "prowl/cli/run_main.hpp"
+#include "prowl/modelfile/http_model.hpp"
+
+namespace prowl::app {
+
+int explore_command(int argc, char** argv) {
+  MainSettings settings;
+  settings.program = "prowl explore";
+  settings.description =
+      "Explores an HTTP service described by a YAML model file: its requests (actions), what\n"
+      "makes up a state (databases, HTTP observations) and what must always hold (invariants).\n"
+      "The file is checked before anything starts; the service and its databases are started,\n"
+      "restored and stopped as the file declares. See docs/model-file.md.";
+  CommandLine command_line(std::move(settings));
+  std::string path;
+  command_line.add_positional("MODEL", "the model file (YAML)", &path);
+  if (std::optional<int> code = command_line.parse(argc, argv)) return *code;
+  auto model = modelfile::load_model_file(path);
+  if (!model) {
+    // "FILE:LINE:COL: message" first on the line, as compilers write it, for editors to jump to.
+    std::cerr << model.status().message() << '\n';
+    return model.status().exit_code();
+  }
+  return command_line.run(**model);
+}
+
+}  // namespace prowl::app

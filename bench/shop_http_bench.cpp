@@ -1,0 +1,104 @@
+// shop_http_bench: how fast prowl explores the demo's shop service over real HTTP, one line per
+// configuration:
+//   BENCH name=shop_http_sqlite depth=D states=S transitions=T seconds=X transitions_per_s=R
+//         venomqa_transitions_per_s=760 ratio=R/760 replayed_per_transition=P
+// The shop_api service runs as a child process on a loopback port with its SQLite file (or, with
+// --dsn / PROWL_TEST_PG_DSN, also its PostgreSQL database) restored by snapshots between branches;
+// BFS explores examples/shop_api/shop.yaml (shop-postgres.yaml) to --depth D (default 10). The
+// time is that of the whole run: starting the service, every request, restore and SQL check.
+// VenomQA's figure (about 760 transitions/s on a comparable demo over loopback) is the reference
+// the project compares with; the goal is at least 5x.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include <fmt/format.h>
+#include <libpq-fe.h>
+
+#include "prowl/explore/explorer.hpp"
+#include "prowl/modelfile/http_model.hpp"
+#include "prowl/strategy/bfs.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+constexpr double kVenomQa = 760;
+
+[[noreturn]] void fail(const std::string& message) {
+  std::fprintf(stderr, "shop_http_bench: %s\n", message.c_str());
+  std::exit(3);
+}
+
+void run(const char* name, const fs::path& model_file, int depth) {
+  auto model = prowl::modelfile::load_model_file(model_file.string());
+  if (!model) fail(model.status().message());
+  prowl::Bfs bfs;
+  prowl::Options options;
+  options.max_depth = static_cast<std::uint32_t>(depth);
+  options.confirm = false;  // the exploration's rate, not the findings' replays
+  const auto start = std::chrono::steady_clock::now();
+  auto r = prowl::explore(**model, bfs, options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!r) fail(r.status().message());
+  const double rate = static_cast<double>(r->stats.transitions) / seconds;
+  fmt::print(
+      "BENCH name={} depth={} states={} transitions={} seconds={:.3f} transitions_per_s={:.0f} "
+      "venomqa_transitions_per_s={:.0f} ratio={:.2f} replayed_per_transition={:.2f} "
+      "findings={}\n",
+      name, depth, r->stats.states, r->stats.transitions, seconds, rate, kVenomQa, rate / kVenomQa,
+      static_cast<double>(r->stats.replayed_actions) /
+          static_cast<double>(std::max<std::uint64_t>(1, r->stats.transitions)),
+      r->findings.size());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int depth = 10;
+  std::string dsn = std::getenv("PROWL_TEST_PG_DSN") ? std::getenv("PROWL_TEST_PG_DSN") : "";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--depth" && i + 1 < argc) {
+      depth = std::atoi(argv[++i]);
+    } else if (arg == "--dsn" && i + 1 < argc) {
+      dsn = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: shop_http_bench [--depth D] [--dsn DSN]\n");
+      return 2;
+    }
+  }
+  if (depth < 1) {
+    std::fprintf(stderr, "shop_http_bench: --depth must be at least 1\n");
+    return 2;
+  }
+  const fs::path dir = fs::temp_directory_path() / fmt::format("prowl-shop-bench-{}", ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ::setenv("SHOP_API", SHOP_API_BINARY, 1);
+  ::setenv("SHOP_DB", (dir / "shop.db").c_str(), 1);
+  run("shop_http_sqlite", fs::path(SHOP_API_DIR) / "shop.yaml", depth);
+  fs::remove_all(dir);
+  if (dsn.empty()) {
+    std::fprintf(stderr,
+                 "shop_http_bench: no PostgreSQL server (--dsn or PROWL_TEST_PG_DSN): the "
+                 "shop_http_postgres line is skipped\n");
+    return 0;
+  }
+  // A database of its own on the server, dropped afterwards.
+  const std::string db = fmt::format("prowl_shop_bench_{}", ::getpid());
+  PGconn* admin = PQconnectdb(dsn.c_str());
+  if (PQstatus(admin) != CONNECTION_OK) fail(fmt::format("cannot connect to {}", dsn));
+  PQclear(PQexec(admin, ("CREATE DATABASE " + db).c_str()));
+  ::setenv("SHOP_PG_DSN", (dsn + " dbname=" + db).c_str(), 1);
+  run("shop_http_postgres", fs::path(SHOP_API_DIR) / "shop-postgres.yaml", depth);
+  PQclear(PQexec(admin, ("DROP DATABASE " + db + " WITH (FORCE)").c_str()));
+  PQfinish(admin);
+  return 0;
+}

@@ -1,0 +1,36 @@
+// HttpModel: a Model built from a model file (docs/model-file.md). Each action sends one HTTP
+// request and judges the answer; each invariant runs SQL on a database, checks the JSON of an
+// HTTP GET, or applies a response rule to every step's answer. Its world holds the declared
+// systems in file order, then the "http" system that owns the HTTP client.
+//
+//   auto model = prowl::modelfile::load_model_file("shop.yaml");   // nothing starts yet
+//   if (!model) { std::cerr << model.status().message() << '\n'; return 2; }
+//   return prowl::run_main(**model, argc, argv);
+//
+// An action is enabled when its `when:` conditions hold and every context key its request uses
+// is bound (added to Action::requires_keys). The world is built, and services started, only when
+// a run begins. Immutable once built; the worlds it makes are independent.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "prowl/core/status.hpp"
+#include "prowl/explore/model.hpp"
+#include "prowl/modelfile/spec.hpp"
+
+namespace prowl::modelfile {
+
+class HttpModel : public Model {
+ public:
+  explicit HttpModel(ModelSpec spec);
+  const ModelSpec& spec() const { return *spec_; }
+
+ private:
+  std::shared_ptr<const ModelSpec> spec_;
+};
+
+// read_model_file(path), then HttpModel.
+Result<std::unique_ptr<HttpModel>> load_model_file(const std::string& path);
+
+}  // namespace prowl::modelfile

@@ -1,0 +1,94 @@
+#include "database.hpp"
+
+#include <fmt/format.h>
+
+#include "prowl/systems/postgres.hpp"
+#include "prowl/systems/sqlite.hpp"
+
+namespace prowl::modelfile::detail {
+
+namespace {
+
+Result<Database::Driver> sqlite_driver(const DatabaseSpec& spec) {
+  SqliteOptions o;
+  o.path = spec.path;
+  o.tables = spec.tables;
+  for (const auto& [name, sql] : spec.queries) o.queries.push_back({name, sql});
+  o.busy_timeout_ms = static_cast<int>(spec.busy_timeout.count());
+  Database::Driver d;
+  d.capabilities = {.snapshot = true, .stack = false, .reset = true, .cheap = false};
+  d.open = [name = spec.name, o]() -> Result<std::unique_ptr<System>> {
+    auto db = SqliteSystem::open(name, o);
+    if (!db) return db.status();
+    return std::unique_ptr<System>(std::move(*db));
+  };
+  d.query = [](System& s, const std::string& sql) {
+    return static_cast<SqliteSystem&>(s).query(sql);
+  };
+  return d;
+}
+
+// Snapshot mode only: the service has connections of its own, which prowl's savepoints could not
+// roll back (the loader refuses mode: savepoint).
+Result<Database::Driver> postgres_driver(const DatabaseSpec& spec) {
+  PostgresOptions o;
+  o.dsn = spec.dsn;
+  o.mode = PostgresMode::kSnapshot;
+  o.tables = spec.tables;
+  for (const auto& [name, sql] : spec.queries) o.queries.push_back({name, sql});
+  o.lock_timeout_ms = static_cast<int>(spec.busy_timeout.count());
+  Database::Driver d;
+  d.capabilities = {.snapshot = true, .stack = false, .reset = true, .cheap = false};
+  d.open = [name = spec.name, o]() -> Result<std::unique_ptr<System>> {
+    auto db = PostgresSystem::open(name, o);
+    if (!db) return db.status();
+    return std::unique_ptr<System>(std::move(*db));
+  };
+  d.query = [](System& s, const std::string& sql) {
+    return static_cast<PostgresSystem&>(s).query(sql);
+  };
+  return d;
+}
+
+}  // namespace
+
+Result<Database::Driver> driver_for(const DatabaseSpec& spec) {
+  if (spec.type == "sqlite") return sqlite_driver(spec);
+  if (spec.type == "postgres") return postgres_driver(spec);
+  return Status::invalid(fmt::format("system '{}': this build of prowl cannot open {} databases",
+                                     spec.name, spec.type));
+}
+
+Database::Database(std::string name, std::string type, Driver driver)
+    : System(std::move(name)), type_(std::move(type)), driver_(std::move(driver)) {}
+
+Result<SqlRows> Database::query(const std::string& sql) const {
+  PROWL_CHECK(inner_ != nullptr, "Database::query before begin()");
+  return driver_.query(*inner_, sql);
+}
+
+Status Database::observe(Hasher& hasher) const {
+  PROWL_CHECK(inner_ != nullptr, "Database::observe before begin()");
+  return inner_->observe(hasher);
+}
+
+std::string Database::describe() const { return inner_ ? inner_->describe() : std::string(); }
+
+Status Database::begin() {
+  PROWL_CHECK(inner_ == nullptr, "Database::begin called twice");
+  auto opened = driver_.open();
+  if (!opened) return opened.status();
+  inner_ = std::move(*opened);
+  return inner_->begin();
+}
+
+Status Database::end() { return inner_ ? inner_->end() : Status::ok(); }
+
+Result<SnapshotHandle> Database::save() { return inner_->save(); }
+Status Database::restore(SnapshotHandle handle) { return inner_->restore(handle); }
+void Database::release(SnapshotHandle handle) { inner_->release(handle); }
+Status Database::push() { return inner_->push(); }
+Status Database::rollback(std::size_t depth) { return inner_->rollback(depth); }
+Status Database::reset() { return inner_->reset(); }
+
+}  // namespace prowl::modelfile::detail

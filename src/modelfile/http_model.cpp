@@ -1,0 +1,129 @@
+#include "prowl/modelfile/http_model.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "database.hpp"
+#include "http_api.hpp"
+#include "prowl/modelfile/loader.hpp"
+#include "prowl/systems/process.hpp"
+
+namespace prowl::modelfile {
+
+namespace {
+
+using detail::Database;
+using detail::HttpApi;
+
+// Every context key the action's request uses.
+std::vector<std::string> request_keys(const RequestSpec& r) {
+  std::vector<std::string> keys = r.path.keys();
+  auto add = [&](std::vector<std::string> more) {
+    for (std::string& k : more) {
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(std::move(k));
+    }
+  };
+  for (const auto& q : r.query) add(q.second.keys());
+  for (const HeaderSpec& h : r.headers) add(h.value.keys());
+  if (r.body) add(r.body->keys());
+  return keys;
+}
+
+std::string describe_invariant(const InvariantSpec& inv) {
+  if (!inv.description.empty()) return inv.description;
+  switch (inv.kind) {
+    case InvariantSpec::Kind::kSql:
+      return fmt::format("no rows from {} on {}", inv.sql.source(), inv.database);
+    case InvariantSpec::Kind::kHttp:
+      return fmt::format("GET {}: {} checks", inv.path.source(), inv.checks.size());
+    case InvariantSpec::Kind::kResponse:
+      switch (inv.rule.kind) {
+        case ResponseRule::Kind::kNo5xx:
+          return "no answer has a 5xx status";
+        case ResponseRule::Kind::kJson:
+          return "every answer with a body is JSON";
+      }
+  }
+  return {};
+}
+
+Result<std::unique_ptr<World>> build_world(const std::shared_ptr<const ModelSpec>& spec) {
+  auto world = std::make_unique<World>();
+  for (const auto& [key, value] : spec->context) world->context().set(key, value);
+  const ProcessSystem* port_source = nullptr;
+  std::vector<const Database*> databases;
+  for (const SystemSpec& system : spec->systems) {
+    if (const auto* p = std::get_if<ProcessSpec>(&system)) {
+      auto& process = world->emplace<ProcessSystem>(p->name, p->options);
+      if (port_source == nullptr) port_source = &process;
+      continue;
+    }
+    const auto& d = std::get<DatabaseSpec>(system);
+    auto driver = detail::driver_for(d);
+    if (!driver) return driver.status();
+    databases.push_back(&world->emplace<Database>(d.name, d.type, std::move(*driver)));
+  }
+  world->emplace<HttpApi>(spec, world->context(), port_source, std::move(databases));
+  return world;
+}
+
+}  // namespace
+
+HttpModel::HttpModel(ModelSpec spec)
+    : Model(spec.name), spec_(std::make_shared<const ModelSpec>(std::move(spec))) {
+  const std::shared_ptr<const ModelSpec> s = spec_;
+  set_world([s] { return build_world(s); });
+  for (const std::string& key : s->state_keys) state_key(key);
+  for (std::size_t i = 0; i < s->actions.size(); ++i) {
+    const ActionSpec& a = s->actions[i];
+    Action& act = action(a.name).action();
+    act.description = a.description.empty()
+                          ? fmt::format("{} {}", a.request.method, a.request.path.source())
+                          : a.description;
+    act.after = a.after;
+    act.max_per_path = a.max_per_path;
+    act.max_per_run = a.max_per_run;
+    act.weight = a.weight;
+    std::vector<Condition> others;
+    for (const Condition& c : a.when) {
+      if (c.kind == Condition::Kind::kBound) {
+        act.requires_keys.push_back(c.key);
+      } else {
+        others.push_back(c);
+      }
+    }
+    for (std::string& key : request_keys(a.request)) {
+      if (std::find(act.requires_keys.begin(), act.requires_keys.end(), key) ==
+          act.requires_keys.end()) {
+        act.requires_keys.push_back(std::move(key));
+      }
+    }
+    if (!others.empty()) {
+      act.preconditions.push_back([others](const World&, const Context& ctx) {
+        return detail::conditions_hold(others, ctx);
+      });
+    }
+    act.run = [s, i](Step& step) {
+      return HttpApi::of(step.world).run(s->actions[i], step.context);
+    };
+  }
+  for (std::size_t i = 0; i < s->invariants.size(); ++i) {
+    const InvariantSpec& inv = s->invariants[i];
+    invariant(inv.name)
+        .severity(inv.severity)
+        .timing(inv.timing)
+        .describe(describe_invariant(inv))
+        .check([s, i](const World& world, const Context& ctx) {
+          return HttpApi::of(world).check(s->invariants[i], ctx);
+        });
+  }
+}
+
+Result<std::unique_ptr<HttpModel>> load_model_file(const std::string& path) {
+  auto spec = read_model_file(path);
+  if (!spec) return spec.status();
+  return std::make_unique<HttpModel>(std::move(*spec));
+}
+
+}  // namespace prowl::modelfile

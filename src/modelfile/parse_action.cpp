@@ -1,0 +1,255 @@
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "parser.hpp"
+
+namespace prowl::modelfile::detail {
+
+namespace {
+
+constexpr std::string_view kActionKeys[] = {
+    "name", "description", "method",       "path",        "query", "headers",
+    "body", "timeout",     "ok",           "rejected",    "bind",  "unbind",
+    "when", "after",       "max_per_path", "max_per_run", "weight"};
+
+constexpr std::string_view kMethods[] = {"GET",    "POST", "PUT",    "PATCH",
+                                         "DELETE", "HEAD", "OPTIONS"};
+
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return s;
+}
+
+}  // namespace
+
+void Parser::refer(const Template& t, const Item& item) {
+  for (std::string& k : t.keys()) key_refs_.push_back({std::move(k), item.pos, item.what});
+}
+
+void Parser::refer(const JsonTemplate& t, const Item& item) {
+  for (std::string& k : t.keys()) key_refs_.push_back({std::move(k), item.pos, item.what});
+}
+
+Status Parser::pointer(const Item& item, std::string& out) const {
+  auto t = r_.text(item);
+  if (!t) return t.status();
+  const std::string& p = *t;
+  bool valid = p.empty() || p[0] == '/';
+  for (std::size_t i = 0; valid && i < p.size(); ++i) {
+    if (p[i] == '~') valid = i + 1 < p.size() && (p[i + 1] == '0' || p[i + 1] == '1');
+  }
+  if (!valid) {
+    return r_.error(item.pos, fmt::format("{} '{}' is not a JSON Pointer", item.what, p),
+                    "a JSON Pointer starts with '/', as in /id or /items/0/price (\"\" is the "
+                    "whole body; write ~1 for '/' and ~0 for '~' in a key)");
+  }
+  out = p;
+  return Status::ok();
+}
+
+Status Parser::status_set(const Item& item, StatusSet& out, bool allow_5xx) const {
+  return r_.elements(item, /*single_ok=*/true, [&](const Item& e) -> Status {
+    auto t = r_.text(e);
+    if (!t) return t.status();
+    const std::string& s = *t;
+    int code = 0;
+    int cls = 0;
+    if (s.size() == 3 && s[0] >= '1' && s[0] <= '5' && (s[1] == 'x' || s[1] == 'X') &&
+        (s[2] == 'x' || s[2] == 'X')) {
+      cls = s[0] - '0';
+    } else if (s.size() == 3 && std::all_of(s.begin(), s.end(), ::isdigit) && s[0] >= '1' &&
+               s[0] <= '5') {
+      code = std::stoi(s);
+    } else {
+      return r_.error(e.pos, fmt::format("{}: '{}' is not an HTTP status", e.what, s),
+                      "write a status such as 201, or a class such as 4xx");
+    }
+    if (!allow_5xx && (cls == 5 || code >= 500)) {
+      return r_.error(
+          e.pos, fmt::format("{}: {} cannot be listed: a 5xx answer is always an error", e.what, s),
+          "an unlisted status makes the step an action_error finding; to report 5xx "
+          "answers under a name and severity of your own, add an invariant with "
+          "response: no_5xx");
+    }
+    if (code != 0) {
+      if (std::find(out.codes.begin(), out.codes.end(), code) != out.codes.end()) {
+        return r_.error(e.pos, fmt::format("{}: {} is listed twice", e.what, code));
+      }
+      out.codes.push_back(code);
+    } else {
+      if (std::find(out.classes.begin(), out.classes.end(), cls) != out.classes.end()) {
+        return r_.error(e.pos, fmt::format("{}: {}xx is listed twice", e.what, cls));
+      }
+      out.classes.push_back(cls);
+    }
+    return Status::ok();
+  });
+}
+
+Status Parser::conditions(const Item& item, std::vector<Condition>& out) {
+  static constexpr std::string_view kConditionKeys[] = {"bound", "unbound", "equals", "not_equals"};
+  return r_.entries(item, kConditionKeys, [&](const std::string& key, const Item& v) -> Status {
+    if (key == "bound" || key == "unbound") {
+      const auto kind = key == "bound" ? Condition::Kind::kBound : Condition::Kind::kUnbound;
+      return r_.elements(v, /*single_ok=*/true, [&](const Item& e) -> Status {
+        auto n = r_.name(e);
+        if (!n) return n.status();
+        key_refs_.push_back({*n, e.pos, e.what});
+        out.push_back({kind, *n, {}});
+        return Status::ok();
+      });
+    }
+    const auto kind = key == "equals" ? Condition::Kind::kEquals : Condition::Kind::kNotEquals;
+    if (Status st = r_.expect_map(v); !st) return st;
+    for (const auto& entry : v.node) {
+      auto n = r_.name({entry.first, r_.pos(entry.first), v.what + " key"});
+      if (!n) return n.status();
+      key_refs_.push_back({*n, r_.pos(entry.first), v.what});
+      auto value = r_.value(child(entry.second, r_.pos(entry.first), v.what + ": " + *n));
+      if (!value) return value.status();
+      out.push_back({kind, *n, std::move(*value)});
+    }
+    return Status::ok();
+  });
+}
+
+Status Parser::request_field(const std::string& key, const Item& v, RequestSpec& request) {
+  if (key == "method") {
+    auto t = r_.text(v);
+    if (!t) return t.status();
+    request.method = upper(*t);
+    if (std::find(std::begin(kMethods), std::end(kMethods), request.method) == std::end(kMethods)) {
+      return r_.error(v.pos, fmt::format("{} '{}' is not an HTTP method", v.what, *t),
+                      fmt::format("one of: {}", fmt::join(kMethods, ", ")));
+    }
+  } else if (key == "path") {
+    auto t = r_.templ(v);
+    if (!t) return t.status();
+    refer(*t, v);
+    request.path = std::move(*t);
+  } else if (key == "query") {
+    if (Status st = r_.expect_map(v); !st) return st;
+    for (const auto& entry : v.node) {
+      const std::string name = entry.first.Scalar();
+      Item value = child(entry.second, r_.pos(entry.first), fmt::format("{} {}", v.what, name));
+      auto t = r_.templ(value);
+      if (!t) return t.status();
+      refer(*t, value);
+      request.query.emplace_back(name, std::move(*t));
+    }
+  } else if (key == "headers") {
+    return headers(v, request.headers, /*allow_keys=*/true);
+  } else if (key == "body") {
+    auto j = r_.json(v);
+    if (!j) return j.status();
+    refer(*j, v);
+    request.body = std::move(*j);
+  } else if (key == "timeout") {
+    auto d = r_.duration(v);
+    if (!d) return d.status();
+    request.timeout = *d;
+  }
+  return Status::ok();
+}
+
+Status Parser::action(const Item& item) {
+  if (Status st = r_.expect_map({item.node, item.pos, "an action"}); !st) return st;
+  const YAML::Node name_node = item.node["name"];
+  if (!name_node) return r_.error(item.pos, "an action needs a name", "add name: NAME");
+  auto name = r_.name(child(name_node, item.pos, "action name"));
+  if (!name) return name.status();
+  ActionSpec a;
+  a.name = *name;
+  a.pos = item.pos;
+  bool has_path = false;
+  bool has_ok = false;
+  Status st = r_.entries(
+      {item.node, item.pos, fmt::format("action '{}'", a.name)}, kActionKeys,
+      [&](const std::string& key, const Item& v) -> Status {
+        if (key == "name") return Status::ok();
+        if (key == "method" || key == "path" || key == "query" || key == "headers" ||
+            key == "body" || key == "timeout") {
+          has_path = has_path || key == "path";
+          return request_field(key, v, a.request);
+        }
+        if (key == "description") {
+          auto t = r_.text(v);
+          if (!t) return t.status();
+          a.description = *t;
+        } else if (key == "ok" || key == "rejected") {
+          has_ok = has_ok || key == "ok";
+          return status_set(v, key == "ok" ? a.ok : a.rejected, /*allow_5xx=*/false);
+        } else if (key == "bind") {
+          if (Status e = r_.expect_map(v); !e) return e;
+          for (const auto& entry : v.node) {
+            auto k = r_.name({entry.first, r_.pos(entry.first), v.what + " key"});
+            if (!k) return k.status();
+            Binding b{*k, {}};
+            if (Status p = pointer(
+                    child(entry.second, r_.pos(entry.first), fmt::format("{} {}", v.what, *k)),
+                    b.pointer);
+                !p) {
+              return p;
+            }
+            bound_by_.emplace_back(*k, a.name);
+            a.bind.push_back(std::move(b));
+          }
+        } else if (key == "unbind") {
+          return r_.elements(v, /*single_ok=*/true, [&](const Item& e) -> Status {
+            auto n = r_.name(e);
+            if (!n) return n.status();
+            key_refs_.push_back({*n, e.pos, e.what});
+            a.unbind.push_back(*n);
+            return Status::ok();
+          });
+        } else if (key == "when") {
+          return conditions(v, a.when);
+        } else if (key == "after") {
+          return r_.elements(v, /*single_ok=*/true, [&](const Item& e) -> Status {
+            auto n = r_.name(e);
+            if (!n) return n.status();
+            after_refs_.push_back({*n, e.pos, e.what});
+            a.after.push_back(*n);
+            return Status::ok();
+          });
+        } else if (key == "max_per_path" || key == "max_per_run") {
+          auto n = r_.integer(v, 1, 1'000'000'000);
+          if (!n) return n.status();
+          (key == "max_per_path" ? a.max_per_path : a.max_per_run) = static_cast<std::uint32_t>(*n);
+        } else if (key == "weight") {
+          auto w = r_.number(v);
+          if (!w) return w.status();
+          if (!(*w > 0)) return r_.error(v.pos, fmt::format("{} must be > 0, not {}", v.what, *w));
+          a.weight = *w;
+        }
+        return Status::ok();
+      });
+  if (!st) return st;
+  if (!has_path) {
+    return r_.error(item.pos, fmt::format("action '{}' has no path", a.name),
+                    "add path: /the/endpoint (appended to base_url)");
+  }
+  if (!has_ok) a.ok.classes.push_back(2);
+  for (int code : a.ok.codes) {
+    if (std::find(a.rejected.codes.begin(), a.rejected.codes.end(), code) !=
+        a.rejected.codes.end()) {
+      return r_.error(item.pos,
+                      fmt::format("action '{}': {} is both ok and rejected", a.name, code));
+    }
+  }
+  for (int cls : a.ok.classes) {
+    if (std::find(a.rejected.classes.begin(), a.rejected.classes.end(), cls) !=
+        a.rejected.classes.end()) {
+      return r_.error(item.pos,
+                      fmt::format("action '{}': {}xx is both ok and rejected", a.name, cls));
+    }
+  }
+  action_pos_.push_back(r_.pos(name_node));
+  spec_.actions.push_back(std::move(a));
+  return Status::ok();
+}
+
+}  // namespace prowl::modelfile::detail

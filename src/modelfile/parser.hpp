@@ -1,0 +1,84 @@
+// Parser: the model file's YAML document to a ModelSpec, one section at a time (parse.cpp: the
+// top level and the final cross-checks; parse_system.cpp: systems and the reset request;
+// parse_action.cpp: actions; parse_check.cpp: observations and invariants). Cross-references
+// (context keys, `after:` names, databases) are collected while reading and checked once the whole
+// file is known, so each error still points at the reference. One Parser per file; not thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "prowl/modelfile/spec.hpp"
+#include "yaml_reader.hpp"
+
+namespace prowl::modelfile::detail {
+
+class Parser {
+ public:
+  explicit Parser(const Reader& reader) : r_(reader) {}
+
+  Result<ModelSpec> run(const YAML::Node& root);
+
+ private:
+  // A name used somewhere that must be defined somewhere else.
+  struct Ref {
+    std::string name;
+    SourcePos pos;
+    std::string what;  // "action 'pay': path" for messages
+  };
+  // An SQL observation, added to its database's queries once the systems are known.
+  struct SqlObservation {
+    std::string name;
+    std::string database;
+    std::string sql;
+    SourcePos pos;
+  };
+
+  // parse.cpp
+  Status top_level(const Item& root);
+  Status headers(const Item& item, std::vector<HeaderSpec>& out, bool allow_keys);
+  // A template without context keys, as text.
+  Result<std::string> literal(const Item& item) const;
+  Status finish();
+  Status check_keys() const;
+  Status check_databases();
+  Status resolve_sqlite_paths();
+  std::string known_keys_hint(const std::string& key) const;
+
+  // parse_system.cpp
+  Status system(const Item& item);
+  Status process(const Item& item, const std::string& name);
+  Status database(const Item& item, const std::string& name, const std::string& type);
+  Status reset_hook(const Item& item);
+
+  // parse_action.cpp
+  Status action(const Item& item);
+  Status request_field(const std::string& key, const Item& value, RequestSpec& request);
+  Status conditions(const Item& item, std::vector<Condition>& out);
+  Status status_set(const Item& item, StatusSet& out, bool allow_5xx) const;
+  Status pointer(const Item& item, std::string& out) const;
+  // Records every context key of t as a reference made by `item`.
+  void refer(const Template& t, const Item& item);
+  void refer(const JsonTemplate& t, const Item& item);
+
+  // parse_check.cpp
+  Status observation(const Item& item);
+  Status invariant(const Item& item);
+  Status json_check(const Item& item, JsonCheck& out);
+  Status response_rule(const Item& item, ResponseRule& out) const;
+
+  const Reader& r_;
+  ModelSpec spec_;
+  std::vector<Ref> key_refs_;       // context keys used
+  std::vector<Ref> after_refs_;     // action names in after:
+  std::vector<Ref> database_refs_;  // database names in invariants (empty name: the only one)
+  std::vector<std::size_t> database_ref_invariant_;  // invariant index of each database ref
+  std::vector<SqlObservation> sql_observations_;
+  std::vector<SourcePos> action_pos_;
+  SourcePos base_url_pos_;
+  SourcePos root_pos_{1, 1};
+  // Where each bound key is bound (first binding), for hints.
+  std::vector<std::pair<std::string, std::string>> bound_by_;  // key, action
+};
+
+}  // namespace prowl::modelfile::detail

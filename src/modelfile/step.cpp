@@ -1,0 +1,297 @@
+// HttpApi's judging: an action's request and its answer (run), and the invariants (check).
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "http_api.hpp"
+#include "json_value.hpp"
+
+namespace prowl::modelfile::detail {
+
+namespace {
+
+enum class Verdict { kOk, kRejected, kUnexpected };
+
+// Exact codes first, then classes: `ok: 2xx` with `rejected: 202` rejects a 202.
+Verdict classify(const ActionSpec& a, int status) {
+  auto has = [](const std::vector<int>& v, int x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  if (has(a.ok.codes, status)) return Verdict::kOk;
+  if (has(a.rejected.codes, status)) return Verdict::kRejected;
+  if (has(a.ok.classes, status / 100)) return Verdict::kOk;
+  if (has(a.rejected.classes, status / 100)) return Verdict::kRejected;
+  return Verdict::kUnexpected;
+}
+
+bool equal_values(const Value& a, const Value& b) {
+  return compare(to_json(a), to_json(b)) == Order::kEqual;
+}
+
+std::string_view kind_name(const Json& j) {
+  if (j.is_array()) return "an array";
+  if (j.is_object()) return "an object";
+  return "a value";
+}
+
+std::string plural(std::size_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+Outcome with_detail(Outcome o, std::string detail) {
+  o.detail = std::move(detail);
+  return o;
+}
+
+std::string_view op_text(JsonCheck::Op op) {
+  switch (op) {
+    case JsonCheck::Op::kEquals:
+      return "equal to";
+    case JsonCheck::Op::kNotEquals:
+      return "not equal to";
+    case JsonCheck::Op::kLess:
+      return "less than";
+    case JsonCheck::Op::kAtMost:
+      return "at most";
+    case JsonCheck::Op::kGreater:
+      return "greater than";
+    case JsonCheck::Op::kAtLeast:
+      return "at least";
+    case JsonCheck::Op::kExists:
+      return "present";
+  }
+  return "";
+}
+
+bool holds(JsonCheck::Op op, Order order) {
+  switch (op) {
+    case JsonCheck::Op::kEquals:
+      return order == Order::kEqual;
+    case JsonCheck::Op::kNotEquals:
+      return order != Order::kEqual;
+    case JsonCheck::Op::kLess:
+      return order == Order::kLess;
+    case JsonCheck::Op::kAtMost:
+      return order == Order::kLess || order == Order::kEqual;
+    case JsonCheck::Op::kGreater:
+      return order == Order::kGreater;
+    case JsonCheck::Op::kAtLeast:
+      return order == Order::kGreater || order == Order::kEqual;
+    case JsonCheck::Op::kExists:
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool conditions_hold(const std::vector<Condition>& conditions, const Context& ctx) {
+  for (const Condition& c : conditions) {
+    const Value* v = ctx.find(c.key);
+    switch (c.kind) {
+      case Condition::Kind::kBound:
+        if (v == nullptr) return false;
+        break;
+      case Condition::Kind::kUnbound:
+        if (v != nullptr) return false;
+        break;
+      case Condition::Kind::kEquals:
+        if (v == nullptr || !equal_values(*v, c.value)) return false;
+        break;
+      case Condition::Kind::kNotEquals:
+        if (v != nullptr && equal_values(*v, c.value)) return false;
+        break;
+    }
+  }
+  return true;
+}
+
+Outcome HttpApi::run(const ActionSpec& a, Context& ctx) {
+  step_.reset();
+  const RequestSpec& spec = a.request;
+  // The action requires every key its request uses; this only guards a model built by hand.
+  const std::string* missing = spec.path.missing(ctx);
+  for (const auto& q : spec.query) missing = missing ? missing : q.second.missing(ctx);
+  for (const HeaderSpec& h : spec.headers) missing = missing ? missing : h.value.missing(ctx);
+  if (spec.body && !missing) missing = spec.body->missing(ctx);
+  if (missing) return Outcome::skipped(fmt::format("context key '{}' is not bound", *missing));
+  HttpRequest r;
+  r.method = spec.method;
+  r.path = spec.path.render(ctx);
+  for (const auto& [name, value] : spec.query) r.query.emplace_back(name, value.render(ctx));
+  for (const HeaderSpec& h : spec.headers) r.headers.emplace_back(h.name, h.value.render(ctx));
+  if (spec.body) r.body = spec.body->render(ctx);
+  r.json = true;
+  r.timeout = spec.timeout;
+  const std::string what = redact(fmt::format("{} {}", r.method, r.path));
+
+  auto reply = send(r);
+  if (!reply) {
+    return with_detail(Outcome::error(redact(reply.status().message())), line(r, nullptr));
+  }
+  const std::optional<Json> body = parse_json(reply->body);
+  step_ = StepResponse{fmt::format("{} {}", r.method, client_->url_for(r)), reply->status,
+                       body.has_value(), reply->body};
+  std::string detail = line(r, &*reply);
+  const int status = reply->status;
+
+  if (status >= 500) {
+    const bool ruled = std::any_of(spec_->invariants.begin(), spec_->invariants.end(),
+                                   [](const InvariantSpec& inv) {
+                                     return inv.kind == InvariantSpec::Kind::kResponse &&
+                                            inv.rule.kind == ResponseRule::Kind::kNo5xx;
+                                   });
+    // With a no_5xx rule the rule reports it, under its own name and severity; the step is a
+    // transition like a refusal, so exploration goes on from the state it left.
+    if (ruled) {
+      return with_detail(Outcome::rejected(fmt::format(
+                             "server error {} from {} (see the no_5xx rule)", status, what)),
+                         std::move(detail));
+    }
+    return with_detail(Outcome::error(fmt::format("server error {} from {}", status, what)),
+                       std::move(detail));
+  }
+  switch (classify(a, status)) {
+    case Verdict::kUnexpected:
+      return with_detail(Outcome::error(fmt::format("unexpected status {} from {} (ok: {}; "
+                                                    "rejected: {})",
+                                                    status, what, a.ok.str(), a.rejected.str())),
+                         std::move(detail));
+    case Verdict::kRejected:
+      return with_detail(
+          Outcome::rejected(fmt::format("{} answered {}: refused as specified", what, status)),
+          std::move(detail));
+    case Verdict::kOk:
+      break;
+  }
+  // All bindings or none.
+  std::vector<std::pair<std::string, Value>> bound;
+  for (const Binding& b : a.bind) {
+    auto fail = [&](std::string why) {
+      return with_detail(Outcome::error(fmt::format("binding '{}': {}", b.key, why)), detail);
+    };
+    if (!body) {
+      return fail(
+          fmt::format("the response body is not JSON: {}", one_line(redact(reply->body), 120)));
+    }
+    const Json* at = find_pointer(*body, b.pointer);
+    if (at == nullptr) return fail(fmt::format("the response body has nothing at '{}'", b.pointer));
+    std::optional<Value> v = to_value(*at);
+    if (!v) {
+      return fail(fmt::format("'{}' is {}; only a string, number, boolean or null can be bound",
+                              b.pointer, kind_name(*at)));
+    }
+    bound.emplace_back(b.key, std::move(*v));
+  }
+  for (auto& [key, value] : bound) ctx.set(key, std::move(value));
+  for (const std::string& key : a.unbind) ctx.erase(key);
+  return Outcome::ok(std::move(detail));
+}
+
+Check HttpApi::check(const InvariantSpec& inv, const Context& ctx) const {
+  if (!conditions_hold(inv.when, ctx)) return Check::pass();
+  switch (inv.kind) {
+    case InvariantSpec::Kind::kSql:
+      return check_sql(inv, ctx);
+    case InvariantSpec::Kind::kHttp:
+      return check_http(inv, ctx);
+    case InvariantSpec::Kind::kResponse:
+      return check_response(inv);
+  }
+  return Check::pass();
+}
+
+Check HttpApi::check_sql(const InvariantSpec& inv, const Context& ctx) const {
+  if (inv.sql.missing(ctx) != nullptr) return Check::pass();
+  auto rows = database(inv.database)->query(inv.sql.render(ctx, sql_literal));
+  if (!rows) return Check::fail(fmt::format("the query failed: {}", rows.status().message()));
+  if (rows->rows.empty()) return Check::pass();
+  constexpr std::size_t kShown = 10;
+  std::vector<std::string> shown;
+  for (std::size_t i = 0; i < rows->rows.size() && i < kShown; ++i) {
+    std::vector<std::string> cells;
+    const auto& row = rows->rows[i];
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      const std::string name = c < rows->columns.size() ? rows->columns[c] : std::to_string(c + 1);
+      cells.push_back(fmt::format("{}={}", name, row[c] ? *row[c] : "NULL"));
+    }
+    shown.push_back(fmt::format("({})", fmt::join(cells, ", ")));
+  }
+  std::string more = rows->rows.size() > kShown
+                         ? fmt::format(", ... and {} more", rows->rows.size() - kShown)
+                         : std::string();
+  return Check::fail(
+      redact(fmt::format("{}: {}{}", plural(rows->rows.size(), "offending row", "offending rows"),
+                         fmt::join(shown, ", "), more)));
+}
+
+Check HttpApi::check_http(const InvariantSpec& inv, const Context& ctx) const {
+  if (inv.path.missing(ctx) != nullptr) return Check::pass();
+  for (const JsonCheck& c : inv.checks) {
+    if (c.value && c.value->missing(ctx) != nullptr) return Check::pass();
+  }
+  HttpRequest r;
+  r.path = inv.path.render(ctx);
+  r.json = true;
+  const std::string what = redact(fmt::format("GET {}", client_->url_for(r)));
+  auto reply = send(r);
+  if (!reply) return Check::fail(redact(reply.status().message()));
+  if (!inv.status.contains(reply->status)) {
+    return Check::fail(fmt::format("{} answered {} (expected {}): {}", what, reply->status,
+                                   inv.status.str(),
+                                   one_line(redact(reply->body), spec_->body_limit)));
+  }
+  if (inv.checks.empty()) return Check::pass();
+  std::optional<Json> body = parse_json(reply->body);
+  if (!body) {
+    return Check::fail(fmt::format("{} answered a body that is not JSON: {}", what,
+                                   one_line(redact(reply->body), spec_->body_limit)));
+  }
+  for (const JsonCheck& c : inv.checks) {
+    const Json* at = find_pointer(*body, c.pointer);
+    if (c.op == JsonCheck::Op::kExists) {
+      if ((at != nullptr) == c.exists) continue;
+      return Check::fail(c.exists ? fmt::format("{}: '{}' is missing", what, c.pointer)
+                                  : redact(fmt::format("{}: '{}' is {}, but it must be absent",
+                                                       what, c.pointer, at->dump())));
+    }
+    if (at == nullptr) return Check::fail(fmt::format("{}: '{}' is missing", what, c.pointer));
+    Json operand;
+    std::string operand_text;
+    if (c.value) {
+      operand = Json::parse(c.value->render(ctx));
+      operand_text = operand.dump();
+    } else {
+      const Json* other = find_pointer(*body, c.other_pointer);
+      if (other == nullptr) {
+        return Check::fail(fmt::format("{}: '{}' is missing", what, c.other_pointer));
+      }
+      operand = *other;
+      operand_text = fmt::format("'{}' = {}", c.other_pointer, other->dump());
+    }
+    if (!holds(c.op, compare(*at, operand))) {
+      return Check::fail(redact(fmt::format("{}: '{}' is {}, expected {} {}", what, c.pointer,
+                                            at->dump(), op_text(c.op), operand_text)));
+    }
+  }
+  return Check::pass();
+}
+
+Check HttpApi::check_response(const InvariantSpec& inv) const {
+  if (!step_) return Check::pass();
+  const StepResponse& s = *step_;
+  switch (inv.rule.kind) {
+    case ResponseRule::Kind::kNo5xx:
+      if (s.status < 500) return Check::pass();
+      return Check::fail(redact(fmt::format("{} answered {}: {}", s.request, s.status,
+                                            one_line(redact(s.body), spec_->body_limit))));
+    case ResponseRule::Kind::kJson:
+      if (s.json || s.body.empty()) return Check::pass();
+      return Check::fail(
+          redact(fmt::format("{} answered {} with a body that is not JSON: {}", s.request, s.status,
+                             one_line(redact(s.body), spec_->body_limit))));
+  }
+  return Check::pass();
+}
+
+}  // namespace prowl::modelfile::detail
