@@ -161,6 +161,10 @@ Result<std::unique_ptr<SqliteSystem>> SqliteSystem::open(std::string name, Sqlit
   // database is reported here rather than in the middle of a run.
   rc = sqlite3_exec(sys->db_, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK) return sys->error("cannot read the database", rc);
+  // prowl's restores need no durability: a run interrupted by a power cut leaves an exploration
+  // state in the file anyway. Without syncing, a restore is a few page writes.
+  rc = sqlite3_exec(sys->db_, "PRAGMA synchronous = OFF", nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) return sys->error("cannot set PRAGMA synchronous", rc);
   rc = sqlite3_open_v2(":memory:", &sys->mem_, SQLITE_OPEN_READWRITE, nullptr);
   if (rc != SQLITE_OK) {
     return Status::environment(
