@@ -37,10 +37,14 @@ StateId Graph::find(const Fingerprint& fp) const {
 std::pair<StateId, bool> Graph::add(const Fingerprint& fp, StateId parent, ActionId action) {
   const std::size_t i = slot_of(fp);
   const std::uint64_t slot = slots_[i];
-  const std::uint32_t depth = parent == kNoState ? 0 : depths_[parent] + 1;
+  const std::uint32_t depth = parent == kNoState ? 0 : this->depth(parent) + 1;
   if (slot != 0) {
     const auto id = static_cast<StateId>((slot & 0xffffffffu) - 1);
-    if (parent != kNoState && depth < depths_[id] && parent != id) {
+    // Layered, depth(id) > depth exactly when id lies beyond the first state of layer depth+1.
+    const bool deeper = layered_ ? depth + 1 < layer_start_.size() && id >= layer_start_[depth + 1]
+                                 : depth < depths_[id];
+    if (parent != kNoState && deeper && parent != id) {
+      if (layered_) unlayer();
       parents_[id] = parent;
       actions_[id] = action;
       depths_[id] = depth;
@@ -48,15 +52,40 @@ std::pair<StateId, bool> Graph::add(const Fingerprint& fp, StateId parent, Actio
     return {id, false};
   }
   PROWL_CHECK(fps_.size() < kNoState - 1, "the graph is full (2^32 states)");
+  if (layered_ && depth + 1 < layer_start_.size()) unlayer();  // a shallower state came late
   const auto id = static_cast<StateId>(fps_.size());
   fps_.push_back(fp);
   parents_.push_back(parent);
   actions_.push_back(action);
-  depths_.push_back(depth);
+  if (layered_) {
+    if (depth == layer_start_.size()) layer_start_.push_back(id);
+  } else {
+    depths_.push_back(depth);
+  }
   for (std::size_t w = 0; w < words_; ++w) masks_.push_back(0);
   slots_[i] = (tag_of(fp) << 32) | (static_cast<std::uint64_t>(id) + 1);
   if (fps_.size() * 4 >= slots_.size() * 3) grow();
   return {id, true};
+}
+
+std::uint32_t Graph::layer_of(StateId s) const {
+  if (s == layer_cache_state_) return layer_cache_depth_;
+  // The last layer whose first state is <= s.
+  const auto it = std::upper_bound(layer_start_.begin(), layer_start_.end(), s);
+  layer_cache_state_ = s;
+  layer_cache_depth_ = static_cast<std::uint32_t>(it - layer_start_.begin()) - 1;
+  return layer_cache_depth_;
+}
+
+void Graph::unlayer() {
+  for (std::size_t d = 0; d < layer_start_.size(); ++d) {
+    const std::size_t end = d + 1 < layer_start_.size() ? layer_start_[d + 1] : fps_.size();
+    for (std::size_t s = layer_start_[d]; s < end; ++s) {
+      depths_.push_back(static_cast<std::uint32_t>(d));
+    }
+  }
+  layered_ = false;
+  layer_start_ = {};
 }
 
 void Graph::grow() {
@@ -80,7 +109,7 @@ void Graph::add_transition(StateId from, ActionId action, StateId to) {
 
 std::vector<Pair> Graph::path_to(StateId s) const {
   std::vector<Pair> path;
-  path.reserve(depths_[s]);
+  path.reserve(depth(s));
   while (parents_[s] != kNoState) {
     path.push_back({parents_[s], actions_[s]});
     s = parents_[s];
@@ -149,7 +178,8 @@ ActionId Graph::next_unexplored(StateId s, ActionId from) const {
 
 std::size_t Graph::memory_bytes() const {
   return fps_.memory_bytes() + parents_.memory_bytes() + actions_.memory_bytes() +
-         depths_.memory_bytes() + masks_.memory_bytes() + slots_.size() * sizeof(std::uint64_t) +
+         depths_.memory_bytes() + layer_start_.capacity() * sizeof(StateId) +
+         masks_.memory_bytes() + slots_.size() * sizeof(std::uint64_t) +
          edges_.capacity() * sizeof(Edge);
 }
 

@@ -55,7 +55,9 @@ class Graph final : public StateTree {
   const Fingerprint& fingerprint(StateId s) const { return fps_[s]; }
   StateId parent(StateId s) const override { return parents_[s]; }
   ActionId parent_action(StateId s) const override { return actions_[s]; }
-  std::uint32_t depth(StateId s) const override { return depths_[s]; }
+  std::uint32_t depth(StateId s) const override {
+    return layered_ ? layer_of(s) : depths_[s];
+  }
   // The edges of the shortest known path from the initial state to s.
   std::vector<Pair> path_to(StateId s) const;
 
@@ -79,13 +81,22 @@ class Graph final : public StateTree {
  private:
   void grow();
   std::size_t slot_of(const Fingerprint& fp) const;
+  // While states are added in order of non-decreasing depth and no depth ever shrinks (always so
+  // under BFS), depths are kept as layers: layer_start_[d] is the first state of depth d. The
+  // first state out of order turns them into one depth per state (depths_).
+  std::uint32_t layer_of(StateId s) const;
+  void unlayer();
 
   std::size_t num_actions_;
   std::size_t words_;
   detail::ChunkedVector<Fingerprint> fps_;
   detail::ChunkedVector<StateId> parents_;
   detail::ChunkedVector<ActionId> actions_;
-  detail::ChunkedVector<std::uint32_t> depths_;
+  detail::ChunkedVector<std::uint32_t> depths_;  // when not layered_
+  bool layered_ = true;
+  std::vector<StateId> layer_start_;
+  mutable StateId layer_cache_state_ = kNoState;  // the last lookup: states come in runs
+  mutable std::uint32_t layer_cache_depth_ = 0;
   detail::ChunkedVector<std::uint64_t> masks_;
   std::vector<std::uint64_t> slots_;  // 0 empty; else (tag << 32) | (id + 1)
   std::size_t mask_;

@@ -41,6 +41,39 @@ TEST(Graph, TakesAShorterParentWhenOneIsFound) {
   EXPECT_EQ(g.path_to(2), (std::vector<Pair>{{0, 0}, {1, 0}}));
 }
 
+// Depths are kept as layers while states come in breadth-first order, and per state after the
+// first one out of order: the same depths either way.
+TEST(Graph, KeepsDepthsWhenAShallowerStateComesAfterADeeperOne) {
+  Graph g(2);
+  g.add(fp(0), kNoState, kNoAction);  // 0: depth 0
+  g.add(fp(1), 0, 0);                 // 1: depth 1
+  g.add(fp(2), 1, 0);                 // 2: depth 2
+  g.add(fp(3), 1, 1);                 // 3: depth 2
+  g.add(fp(4), 2, 0);                 // 4: depth 3
+  EXPECT_EQ(g.depth(3), 2u);
+  EXPECT_EQ(g.depth(4), 3u);
+  g.add(fp(5), 0, 1);  // 5: depth 1, after a state of depth 3 (as DFS adds them)
+  const std::vector<std::uint32_t> want = {0, 1, 2, 2, 3, 1};
+  for (StateId s = 0; s < want.size(); ++s) EXPECT_EQ(g.depth(s), want[s]) << "state " << s;
+  g.add(fp(6), 5, 0);  // 6: depth 2
+  EXPECT_EQ(g.depth(6), 2u);
+  EXPECT_EQ(g.path_to(6), (std::vector<Pair>{{0, 1}, {5, 0}}));
+}
+
+TEST(Graph, TakesAShorterParentWhileDepthsAreLayered) {
+  Graph g(3);
+  g.add(fp(0), kNoState, kNoAction);
+  g.add(fp(1), 0, 0);
+  g.add(fp(2), 1, 0);  // depth 2
+  g.add(fp(3), 1, 1);  // depth 2
+  g.add(fp(2), 1, 2);  // not shorter: kept
+  EXPECT_EQ(g.parent_action(2), 0u);
+  g.add(fp(3), 0, 2);  // shorter: depth 1
+  EXPECT_EQ(g.depth(3), 1u);
+  EXPECT_EQ(g.depth(2), 2u);
+  EXPECT_EQ(g.path_to(3), (std::vector<Pair>{{0, 2}}));
+}
+
 TEST(Graph, TracksUnexploredActionsBeyondSixtyFourActions) {
   Graph g(130);
   g.add(fp(0), kNoState, kNoAction);
