@@ -55,9 +55,7 @@ class Graph final : public StateTree {
   const Fingerprint& fingerprint(StateId s) const { return fps_[s]; }
   StateId parent(StateId s) const override { return parents_[s]; }
   ActionId parent_action(StateId s) const override { return actions_[s]; }
-  std::uint32_t depth(StateId s) const override {
-    return layered_ ? layer_of(s) : depths_[s];
-  }
+  std::uint32_t depth(StateId s) const override { return layered_ ? layer_of(s) : depths_[s]; }
   // The edges of the shortest known path from the initial state to s.
   std::vector<Pair> path_to(StateId s) const;
 
