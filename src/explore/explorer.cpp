@@ -88,6 +88,17 @@ struct Explorer::Impl {
   ByteImage image;
   System* image_system = nullptr;
 
+  // Byte-image path: writes s's snapshot into the live bytes and restores its context. False
+  // when there is no byte image or s has no snapshot (then the planner must restore it).
+  bool restore_image(StateId s) {
+    const std::uint32_t snap = image.size ? planner->snapshot_of(s) : RestorePlanner::kNone;
+    if (snap == RestorePlanner::kNone) return false;
+    std::memcpy(image.live, image_system->snapshot_bytes(world->system_handle(snap, 0)),
+                image.size);
+    world->restore_context(snap);
+    return true;
+  }
+
   // Records that invariant i fails in state s; false if it was known.
   bool mark_violating(std::size_t i, StateId s, const std::string& message) {
     if (violating[i].empty()) ever_violated.push_back(i);
@@ -248,12 +259,7 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
     if (!batch && !graph->has_unexplored(s)) planner->release(s);
     return Status::ok();
   }
-  const std::uint32_t snap = image.size ? planner->snapshot_of(s) : RestorePlanner::kNone;
-  if (snap != RestorePlanner::kNone) {
-    std::memcpy(image.live, image_system->snapshot_bytes(world->system_handle(snap, 0)),
-                image.size);
-    world->restore_context(snap);
-  } else if (Status st = planner->go_to(s); !st) {
+  if (Status st = restore_image(s) ? Status::ok() : planner->go_to(s); !st) {
     if (st.code() != StatusCode::kInternal) return st;
     // The path to s did not replay the same way: report that path (its last action names the
     // finding; the message names the step that diverged) and leave s.
@@ -333,12 +339,7 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
     if (batch) {
       // Batches do not keep successors (most are known states): run the step again to reach t,
       // which also checks that the step repeats.
-      const std::uint32_t snap = image.size ? planner->snapshot_of(s) : RestorePlanner::kNone;
-      if (snap != RestorePlanner::kNone) {
-        // The byte-image path restores and fingerprints s's successor without the layers.
-        std::memcpy(image.live, image_system->snapshot_bytes(world->system_handle(snap, 0)),
-                    image.size);
-        world->restore_context(snap);
+      if (restore_image(s)) {
         planner->placed(s);
       } else if (Status st = planner->go_to(s); !st) {
         return st;

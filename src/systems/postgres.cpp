@@ -76,6 +76,19 @@ bool ok(const PGresult* r) {
   return r && (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK);
 }
 
+// Runs sql with $1 bound to the declared tables' OIDs (an array literal); `failing` names the
+// step in the error.
+Result<PgResult> exec_with_table_oids(PGconn* conn, const std::string& dsn, const std::string& oids,
+                                      const char* sql, std::string_view failing) {
+  const char* param = oids.c_str();
+  PgResult r(PQexecParams(conn, sql, 1, nullptr, &param, nullptr, nullptr, 0));
+  if (!ok(r.get())) {
+    return Status::environment(
+        fmt::format("postgres '{}': {}: {}", dsn, failing, result_message(r.get(), conn)));
+  }
+  return r;
+}
+
 void put_be32(std::string& out, std::uint32_t n) {
   for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((n >> shift) & 0xff);
 }
@@ -468,13 +481,10 @@ Status PostgresSystem::resolve_sequences() {
       "WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass "
       "AND d.deptype IN ('a', 'i') AND d.refobjid = ANY($1::oid[]) "
       "ORDER BY 1";
-  const std::string oids = oid_array();
-  const char* param = oids.c_str();
-  PgResult r(PQexecParams(conn_, kSql, 1, nullptr, &param, nullptr, nullptr, 0));
-  if (!ok(r.get())) {
-    return Status::environment(fmt::format("postgres '{}': cannot find the owned sequences: {}",
-                                           dsn_, result_message(r.get(), conn_)));
-  }
+  auto result =
+      exec_with_table_oids(conn_, dsn_, oid_array(), kSql, "cannot find the owned sequences");
+  if (!result) return result.status();
+  const PgResult r = std::move(*result);
   std::string columns;
   std::string from;
   setval_prefixes_.clear();
@@ -566,13 +576,10 @@ Status PostgresSystem::order_copies() {
   static constexpr const char* kSql =
       "SELECT DISTINCT conrelid, confrelid FROM pg_constraint WHERE contype = 'f' "
       "AND conrelid = ANY($1::oid[]) AND confrelid = ANY($1::oid[]) AND conrelid <> confrelid";
-  const std::string oids = oid_array();
-  const char* param = oids.c_str();
-  PgResult r(PQexecParams(conn_, kSql, 1, nullptr, &param, nullptr, nullptr, 0));
-  if (!ok(r.get())) {
-    return Status::environment(fmt::format("postgres '{}': cannot read the foreign keys: {}", dsn_,
-                                           result_message(r.get(), conn_)));
-  }
+  auto result =
+      exec_with_table_oids(conn_, dsn_, oid_array(), kSql, "cannot read the foreign keys");
+  if (!result) return result.status();
+  const PgResult r = std::move(*result);
   auto index_of = [&](const char* oid) {
     const auto want = static_cast<Oid>(std::strtoul(oid, nullptr, 10));
     std::size_t i = 0;
@@ -611,13 +618,10 @@ Status PostgresSystem::check_foreign_keys() const {
       "FROM pg_constraint c WHERE c.contype = 'f' AND c.conparentid = 0 "
       "AND c.confrelid IN (SELECT relid FROM declared) "
       "AND c.conrelid NOT IN (SELECT relid FROM declared) ORDER BY 2, 3, 1";
-  const std::string oids = oid_array();
-  const char* param = oids.c_str();
-  PgResult r(PQexecParams(conn_, kSql, 1, nullptr, &param, nullptr, nullptr, 0));
-  if (!ok(r.get())) {
-    return Status::environment(fmt::format("postgres '{}': cannot read the foreign keys: {}", dsn_,
-                                           result_message(r.get(), conn_)));
-  }
+  auto result =
+      exec_with_table_oids(conn_, dsn_, oid_array(), kSql, "cannot read the foreign keys");
+  if (!result) return result.status();
+  const PgResult r = std::move(*result);
   if (PQntuples(r.get()) == 0) return Status::ok();
   const std::string from = PQgetvalue(r.get(), 0, 1);
   const std::string into = PQgetvalue(r.get(), 0, 2);
