@@ -1,0 +1,233 @@
+#include "prowl/fsm/isolate.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+#include <fmt/format.h>
+
+namespace prowl::fsm {
+namespace {
+
+constexpr std::size_t kMaxPayload = 64 * 1024;
+
+void write_all(int fd, const std::string& data) {
+  const char* p = data.data();
+  std::size_t left = data.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+// A descriptor that becomes readable when the child exits (Linux 5.3+), or -1.
+int open_pidfd(pid_t pid) {
+#ifdef SYS_pidfd_open
+  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+#else
+  (void)pid;
+  return -1;
+#endif
+}
+
+[[noreturn]] void run_child(const std::function<std::string()>& fn, int result_fd, int out_fd) {
+  ::setpgid(0, 0);
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
+  ::signal(SIGPIPE, SIG_DFL);
+  if (out_fd >= 0) {
+    ::dup2(out_fd, STDOUT_FILENO);
+    ::dup2(out_fd, STDERR_FILENO);
+    ::close(out_fd);
+    // Line by line, so what the code printed before a crash is not lost in a buffer. (glibc
+    // ignores _IOLBF without a buffer once the stream has allocated its own.)
+    static char line_buffer[BUFSIZ];
+    std::setvbuf(stdout, line_buffer, _IOLBF, sizeof line_buffer);
+  }
+  int code = 0;
+  std::string payload;
+  try {
+    payload = fn();
+  } catch (const std::exception& e) {
+    std::cerr << "prowl: the isolated function threw: " << e.what() << std::endl;
+    code = 70;
+  } catch (...) {
+    code = 70;
+  }
+  if (payload.size() > kMaxPayload) payload.resize(kMaxPayload);
+  write_all(result_fd, payload);
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  ::_exit(code);
+}
+
+}  // namespace
+
+std::string signal_name(int signal) {
+  switch (signal) {
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+    case SIGKILL:
+      return "SIGKILL";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    case SIGPIPE:
+      return "SIGPIPE";
+    case SIGTRAP:
+      return "SIGTRAP";
+    case SIGSYS:
+      return "SIGSYS";
+    case SIGXCPU:
+      return "SIGXCPU";
+    case SIGXFSZ:
+      return "SIGXFSZ";
+    default:
+      return fmt::format("signal {}", signal);
+  }
+}
+
+Result<Isolated> run_isolated(const std::function<std::string()>& fn,
+                              const IsolateOptions& options) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    return Status::environment(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+  }
+  int out_fd = -1;
+  if (options.output_fd >= 0) {
+    out_fd = ::fcntl(options.output_fd, F_DUPFD_CLOEXEC, 0);
+  } else if (!options.output_path.empty()) {
+    out_fd = ::open(options.output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out_fd < 0) {
+      const int err = errno;
+      ::close(fds[0]);
+      ::close(fds[1]);
+      return Status::environment(fmt::format("{}: cannot write the run's output: {}",
+                                             options.output_path, std::strerror(err)));
+    }
+  }
+  // Buffered output would otherwise be written twice, once by each process.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int err = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    if (out_fd >= 0) ::close(out_fd);
+    return Status::environment(fmt::format("cannot fork: {}", std::strerror(err)));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    run_child(fn, fds[1], out_fd);
+  }
+  ::setpgid(pid, pid);  // also in the parent, so a kill below cannot race the child's own call
+  ::close(fds[1]);
+  if (out_fd >= 0) ::close(out_fd);
+  ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  const int pidfd = open_pidfd(pid);
+
+  Isolated result;
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  bool pipe_open = true;
+  int status = 0;
+  bool reaped = false;
+  auto drain = [&] {
+    char buffer[4096];
+    for (;;) {
+      const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+      if (n > 0) {
+        if (result.payload.size() < kMaxPayload)
+          result.payload.append(buffer, static_cast<std::size_t>(n));
+        continue;
+      }
+      if (n == 0) pipe_open = false;
+      return;  // EOF, EAGAIN or an error
+    }
+  };
+  auto kill_child = [&](Isolated::End end) {
+    ::kill(-pid, SIGKILL);
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    reaped = true;
+    result.end = end;
+  };
+  while (!reaped) {
+    // The child's exit is seen on the pidfd; without one, poll waitpid at a short interval.
+    // WNOWAIT leaves the exited child a zombie, so its pid (and process group id) cannot be
+    // reused before the rest of its group is killed below.
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid) {
+      ::kill(-pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      reaped = true;
+      break;
+    }
+    if (options.interrupted && options.interrupted()) {
+      kill_child(Isolated::End::kInterrupted);
+      break;
+    }
+    const double left = options.timeout_seconds - elapsed();
+    if (options.timeout_seconds > 0 && left <= 0) {
+      kill_child(Isolated::End::kTimedOut);
+      break;
+    }
+    int wait_ms = pidfd >= 0 ? 100 : 2;
+    if (options.timeout_seconds > 0) wait_ms = std::min(wait_ms, static_cast<int>(left * 1000) + 1);
+    pollfd polls[2];
+    nfds_t count = 0;
+    if (pipe_open) polls[count++] = {fds[0], POLLIN, 0};
+    if (pidfd >= 0) polls[count++] = {pidfd, POLLIN, 0};
+    if (count == 0) {
+      ::usleep(static_cast<useconds_t>(wait_ms) * 1000);
+      continue;
+    }
+    const int ready = ::poll(polls, count, wait_ms);
+    if (ready > 0 && pipe_open) drain();
+  }
+  if (pipe_open) drain();
+  ::close(fds[0]);
+  if (pidfd >= 0) ::close(pidfd);
+  result.seconds = elapsed();
+  if (result.end == Isolated::End::kExited) {
+    if (WIFSIGNALED(status)) {
+      result.end = Isolated::End::kSignaled;
+      result.signal = WTERMSIG(status);
+    } else if (WIFEXITED(status)) {
+      result.exit_code = WEXITSTATUS(status);
+    }
+  }
+  if (result.end != Isolated::End::kExited) result.payload.clear();
+  return result;
+}
+
+}  // namespace prowl::fsm
