@@ -3,14 +3,27 @@
 // prowl/cli/run_main.hpp for their meaning).
 #pragma once
 
+#include "prowl/cli/run_main.hpp"
+
 namespace prowl::app {
 
 // `prowl demo [run_main flags]`: explores the bundled refund example.
 int demo_command(int argc, char** argv);
 
 // `prowl explore MODEL.yaml [run_main flags]`: explores an HTTP service described by a model
-// file (docs/model-file.md).
+// file (docs/model-file.md); with --trace-dir its traces record model-file=MODEL.yaml.
 int explore_command(int argc, char** argv);
+
+// `prowl replay TRACE [--model FILE.yaml]`: replays a trace of a model file's target.
+int replay_command(int argc, char** argv);
+
+// `prowl shrink TRACE [--model FILE.yaml] [-o OUT]`: shrinks a failing trace of a model file's
+// target.
+int shrink_command(int argc, char** argv);
+
+// What replay and shrink share: `settings.command` says which; the model file is --model, else
+// the trace's model-file option.
+int trace_command(MainSettings settings, int argc, char** argv);
 
 // `prowl version`: prints the version.
 int version_command(int argc, char** argv);

@@ -84,6 +84,8 @@ int demo_command(int argc, char** argv) {
   TempDir dir{dir_template};
   ::setenv("SHOP_API", binary.c_str(), 1);
   ::setenv("SHOP_DB", (dir.path / "shop.db").c_str(), 1);
+  // Replaying a demo trace needs SHOP_API and SHOP_DB set as above.
+  command_line.add_trace_option("model-file", PROWL_SHOP_MODEL);
   auto model = modelfile::load_model_file(PROWL_SHOP_MODEL);
   if (!model) {
     std::cerr << model.status().message() << '\n';

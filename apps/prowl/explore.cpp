@@ -18,6 +18,8 @@ int explore_command(int argc, char** argv) {
   std::string path;
   command_line.add_positional("MODEL", "the model file (YAML)", &path);
   if (std::optional<int> code = command_line.parse(argc, argv)) return *code;
+  // As given: `prowl replay` opens it from the current directory, as explore did.
+  command_line.add_trace_option("model-file", path);
   auto model = modelfile::load_model_file(path);
   if (!model) {
     // "FILE:LINE:COL: message" first on the line, as compilers write it, for editors to jump to.

@@ -21,6 +21,10 @@ constexpr Command kCommands[] = {
      prowl::app::demo_command},
     {"explore", "explore an HTTP service described by a YAML model file",
      prowl::app::explore_command},
+    {"replay", "replay a trace of a model file's service; does its failure happen?",
+     prowl::app::replay_command},
+    {"shrink", "shorten a failing trace while the same failure happens",
+     prowl::app::shrink_command},
     {"version", "print prowl's version", prowl::app::version_command},
 };
 

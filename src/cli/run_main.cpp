@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -24,6 +25,7 @@
 #include "prowl/report/console.hpp"
 #include "prowl/report/format.hpp"
 #include "prowl/strategy/factory.hpp"
+#include "trace_command.hpp"
 
 namespace prowl {
 
@@ -83,6 +85,26 @@ std::string program_name(const MainSettings& settings, int argc, char** argv) {
 constexpr std::string_view kFooter =
     "Exit codes: 0 no findings, 1 findings, 2 bad usage, options or model,\n"
     "3 environment failure, 70 internal error (a bug in prowl; please report it).";
+constexpr std::string_view kTraceFooter =
+    "Exit codes: 0 the trace ran clean, 1 it failed (a finding), 2 bad usage or a trace that\n"
+    "is malformed or does not fit the model, 3 environment failure, 70 internal error.";
+
+std::string_view command_name(MainCommand command) {
+  switch (command) {
+    case MainCommand::kExplore:
+      return "explore";
+    case MainCommand::kReplay:
+      return "replay";
+    case MainCommand::kShrink:
+      return "shrink";
+  }
+  return "explore";
+}
+
+// The trace option that records a program's own flag: its name without the leading dashes.
+std::string trace_key(const std::string& flag) {
+  return flag.substr(std::min(flag.find_first_not_of('-'), flag.size()));
+}
 
 }  // namespace
 
@@ -103,6 +125,13 @@ struct CommandLine::Impl {
     std::string* value;
   };
   std::vector<Positional> positionals;
+  struct StringFlag {
+    std::string name, type_name, help;
+    std::string* value;
+  };
+  std::vector<StringFlag> string_flags;
+  std::vector<std::pair<std::string, std::string>> trace_options;
+  MainCommand command = MainCommand::kExplore;
 
   // Flag values.
   std::string strategy;
@@ -118,16 +147,35 @@ struct CommandLine::Impl {
   bool show_version = false;
   std::vector<std::string> report_texts;
   std::vector<std::string> weight_texts;
+  std::string trace_dir;
+  // replay and shrink.
+  std::string trace_path;
+  std::string output_path;
 
   // Derived in parse().
   std::vector<ReportSpec> reports;
   std::map<std::string, double> weights;
+  std::optional<trace::Trace> loaded_trace;
   bool parsed = false;
 
   void build_app();
+  void build_trace_app();
+  void add_own_flags(bool from_trace);
   std::optional<int> parse(int argc, char** argv);
+  std::optional<int> read_trace();
+  std::optional<int> check_explore_flags();
   int run(const Model& model);
+  int explore_model(const Model& model);
   int usage_error(const std::string& message) const;
+  // What the traces this program writes record besides the finding: the trace options, then
+  // each of the program's own int flags as NAME=VALUE.
+  std::vector<std::pair<std::string, std::string>> own_options() const {
+    std::vector<std::pair<std::string, std::string>> options = trace_options;
+    for (const IntFlag& f : int_flags) {
+      options.emplace_back(trace_key(f.name), std::to_string(*f.value));
+    }
+    return options;
+  }
 };
 
 void CommandLine::Impl::build_app() {
@@ -166,18 +214,16 @@ void CommandLine::Impl::build_app() {
                          : fmt::format("; default {}", fmt::join(settings.default_reports, " "))))
       ->type_name("FORMAT:FILE")
       ->allow_extra_args(false);
+  app->add_option("--trace-dir", trace_dir,
+                  "write each finding as a trace file DIR/NNN-KIND-NAME.trace, for replay and "
+                  "shrink (DIR is created)")
+      ->type_name("DIR");
   app->add_option("--weight", weight_texts,
                   "weight of an action for --strategy weighted, as ACTION=W with W > 0 "
                   "(repeatable)")
       ->type_name("ACTION=W")
       ->allow_extra_args(false);
-  for (const IntFlag& f : int_flags) {
-    app->add_option(f.name, *f.value,
-                    fmt::format("{} ({}..{}, default {})", f.help, f.min, f.max, *f.value))
-        ->type_name("N")
-        ->transform(decimal_integer(true))
-        ->check(CLI::Range(f.min, f.max).description(""));
-  }
+  add_own_flags(/*from_trace=*/false);
   for (const Positional& p : positionals) {
     app->add_option(p.name, *p.value, p.help)->required()->type_name("");
   }
@@ -185,6 +231,52 @@ void CommandLine::Impl::build_app() {
   app->add_flag("--list-actions", list_actions,
                 "list the model's actions and invariants, and exit");
   app->add_flag("--version", show_version, "print prowl's version and exit");
+  if (positionals.empty()) {
+    app->footer(
+        fmt::format("Commands on a trace file (written by --trace-dir), instead of exploring:\n"
+                    "  {0} replay TRACE            replay it; say whether its failure happens\n"
+                    "  {0} shrink TRACE [-o OUT]   shorten it while the same failure happens\n"
+                    "Run '{0} replay --help' for the details.\n{1}",
+                    program, kFooter));
+  }
+}
+
+void CommandLine::Impl::add_own_flags(bool from_trace) {
+  for (const IntFlag& f : int_flags) {
+    app->add_option(f.name, *f.value,
+                    from_trace
+                        ? fmt::format("{} ({}..{}, default: the trace's {})", f.help, f.min, f.max,
+                                      trace_key(f.name))
+                        : fmt::format("{} ({}..{}, default {})", f.help, f.min, f.max, *f.value))
+        ->type_name("N")
+        ->transform(decimal_integer(true))
+        ->check(CLI::Range(f.min, f.max).description(""));
+  }
+  for (const StringFlag& f : string_flags) {
+    app->add_option(f.name, *f.value, f.help)->type_name(f.type_name);
+  }
+}
+
+void CommandLine::Impl::build_trace_app() {
+  const bool shrinking = command == MainCommand::kShrink;
+  std::string description =
+      shrinking
+          ? "Shrinks a trace: replays it (it must fail), removes steps by delta debugging while "
+            "the\nsame failure (kind and name) still happens, and writes the shorter trace."
+          : "Replays a trace from the initial state: prints each step with its outcome and "
+            "detail,\nthe failures, and whether the failure the trace records happened, after "
+            "which step.";
+  if (settings.command && !settings.description.empty()) description = settings.description;
+  app = std::make_unique<CLI::App>(description + "\n", program);
+  app->footer(std::string(kTraceFooter));
+  app->add_option("TRACE", trace_path, "the trace file")->required()->type_name("");
+  if (shrinking) {
+    app->add_option("-o,--output", output_path,
+                    "where to write the shrunk trace (default: TRACE with .shrunk before its "
+                    "extension: x.trace -> x.shrunk.trace)")
+        ->type_name("OUT");
+  }
+  add_own_flags(/*from_trace=*/true);
 }
 
 int CommandLine::Impl::usage_error(const std::string& message) const {
@@ -196,7 +288,24 @@ std::optional<int> CommandLine::Impl::parse(int argc, char** argv) {
   PROWL_CHECK(!parsed, "CommandLine::parse() called twice");
   parsed = true;
   program = program_name(settings, argc, argv);
-  build_app();
+  if (settings.command) {
+    command = *settings.command;
+  } else if (positionals.empty() && argc >= 2) {
+    for (MainCommand c : {MainCommand::kReplay, MainCommand::kShrink}) {
+      if (command_name(c) == argv[1]) command = c;
+    }
+    if (command != MainCommand::kExplore) {
+      // CLI11 skips argv[0]: the command's name takes its place.
+      program += fmt::format(" {}", command_name(command));
+      --argc;
+      ++argv;
+    }
+  }
+  if (command == MainCommand::kExplore) {
+    build_app();
+  } else {
+    build_trace_app();
+  }
   try {
     app->parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -211,6 +320,38 @@ std::optional<int> CommandLine::Impl::parse(int argc, char** argv) {
     std::cerr << fmt::format("{}: {}\n\n", program, e.what()) << app->help();
     return kExitUsage;
   }
+  if (command != MainCommand::kExplore) return read_trace();
+  return check_explore_flags();
+}
+
+std::optional<int> CommandLine::Impl::read_trace() {
+  auto read = trace::read_trace_file(trace_path);
+  if (!read) {
+    std::cerr << read.status().message() << '\n';
+    return read.status().exit_code();
+  }
+  loaded_trace = std::move(*read);
+  for (const IntFlag& f : int_flags) {
+    const std::optional<std::string> text = loaded_trace->header.option(trace_key(f.name));
+    if (app->count(f.name) > 0 || !text) continue;
+    std::string digits = *text;
+    std::int64_t v = 0;
+    const bool ok =
+        decimal_integer(true)(digits).empty() &&
+        std::from_chars(digits.data(), digits.data() + digits.size(), v).ec == std::errc() &&
+        v >= f.min && v <= f.max;
+    if (!ok) {
+      std::cerr << fmt::format("{}:1: option {}={} is not an integer in {}..{} (the {} flag)\n",
+                               trace_path, trace_key(f.name), trace::quote_token(*text), f.min,
+                               f.max, f.name);
+      return kExitUsage;
+    }
+    *f.value = static_cast<int>(v);
+  }
+  return std::nullopt;
+}
+
+std::optional<int> CommandLine::Impl::check_explore_flags() {
   if (show_version) {
     std::cout << "prowl " << version() << '\n';
     return kExitOk;
@@ -247,6 +388,21 @@ std::optional<int> CommandLine::Impl::parse(int argc, char** argv) {
 
 int CommandLine::Impl::run(const Model& model) {
   PROWL_CHECK(parsed, "CommandLine::run() before parse()");
+  if (command != MainCommand::kExplore) {
+    PROWL_CHECK(loaded_trace.has_value(), "CommandLine::run() after a parse() that failed");
+    if (Status valid = model.validate(); !valid) {
+      std::cerr << fmt::format("{}: {}\n", program, valid.message());
+      return kExitUsage;
+    }
+    detail::TraceCommand c{program, trace_path, *loaded_trace, output_path, own_options()};
+    return command == MainCommand::kReplay
+               ? detail::replay_trace_command(model, c, std::cout, std::cerr)
+               : detail::shrink_trace_command(model, c, std::cout, std::cerr);
+  }
+  return explore_model(model);
+}
+
+int CommandLine::Impl::explore_model(const Model& model) {
   const Status valid = model.validate();
   if (list_actions) {
     detail::write_action_list(std::cout, model);
@@ -271,6 +427,14 @@ int CommandLine::Impl::run(const Model& model) {
   if (!made) {
     std::cerr << fmt::format("{}: {}\n", program, made.status().message());
     return made.status().exit_code();
+  }
+
+  // Created before exploring: a directory that cannot be made should not cost a whole run.
+  if (!trace_dir.empty()) {
+    if (Status st = detail::create_trace_dir(trace_dir); !st) {
+      std::cerr << fmt::format("{}: {}\n", program, st.message());
+      return st.exit_code();
+    }
   }
 
   Options options;
@@ -304,6 +468,18 @@ int CommandLine::Impl::run(const Model& model) {
     }
     if (!quiet) std::cout << fmt::format("{} report written to {}\n", spec.format, spec.path);
   }
+  if (!trace_dir.empty()) {
+    auto paths = detail::write_finding_traces(*report, trace_dir, own_options());
+    if (!paths) {
+      std::cerr << fmt::format("{}: {}\n", program, paths.status().message());
+      return paths.status().exit_code();
+    }
+    if (!quiet) {
+      for (std::size_t i = 0; i < paths->size(); ++i) {
+        std::cout << fmt::format("[{}] trace written to {}\n", i + 1, (*paths)[i]);
+      }
+    }
+  }
   return code;
 }
 
@@ -317,6 +493,39 @@ void CommandLine::add_int_flag(const std::string& name, const std::string& help,
   PROWL_CHECK(value != nullptr && min <= *value && *value <= max,
               fmt::format("flag {}: the default must lie in [{}, {}]", name, min, max));
   impl_->int_flags.push_back({name, help, value, min, max});
+}
+
+void CommandLine::add_string_flag(const std::string& name, const std::string& type_name,
+                                  const std::string& help, std::string* value) {
+  PROWL_CHECK(!impl_->parsed, "CommandLine::add_string_flag() after parse()");
+  PROWL_CHECK(value != nullptr && name.starts_with("--"),
+              "add_string_flag: a flag needs a name starting with -- and a value");
+  impl_->string_flags.push_back({name, type_name, help, value});
+}
+
+void CommandLine::add_trace_option(std::string key, std::string value) {
+  const bool valid_key =
+      !key.empty() && std::isalpha(static_cast<unsigned char>(key[0])) &&
+      std::all_of(key.begin(), key.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+      });
+  PROWL_CHECK(valid_key, fmt::format("add_trace_option: '{}' is not a trace option key", key));
+  impl_->trace_options.emplace_back(std::move(key), std::move(value));
+}
+
+MainCommand CommandLine::command() const {
+  PROWL_CHECK(impl_->parsed, "CommandLine::command() before parse()");
+  return impl_->command;
+}
+
+const trace::Trace* CommandLine::trace() const {
+  PROWL_CHECK(impl_->parsed, "CommandLine::trace() before parse()");
+  return impl_->loaded_trace ? &*impl_->loaded_trace : nullptr;
+}
+
+const std::string& CommandLine::trace_path() const {
+  PROWL_CHECK(impl_->parsed, "CommandLine::trace_path() before parse()");
+  return impl_->trace_path;
 }
 
 void CommandLine::add_positional(const std::string& name, const std::string& help,

@@ -2,14 +2,15 @@
 #
 #   cmake -DEXIT=<code> [-DSTDOUT=<regex>] [-DSTDERR=<regex>] [-DNOT_STDOUT=<regex>]
 #         [-DWORKDIR=<dir>] [-DJSON_FILE=<file> [-DJSON_VERSION=<v>] [-DJSON_MODEL=<m>]]
-#         [-DABSENT_FILE=<file>]
+#         [-DABSENT_FILE=<file>] [-DFILE=<file> [-DFILE_MATCHES=<regex>]] [-DCOPY=<file>]
 #         -P check.cmake -- <command> [args...]
 #
 # STDOUT/STDERR must match (CMake regular expressions, where '.' also matches a newline);
 # NOT_STDOUT must not. WORKDIR is emptied and created first, and the command runs in it.
 # JSON_FILE is deleted before the run and must afterwards hold a JSON document (parsed with
 # string(JSON)) whose "version" and "model" fields equal JSON_VERSION and JSON_MODEL when given.
-# ABSENT_FILE must not exist after the run.
+# ABSENT_FILE must not exist after the run. FILE is deleted before the run and must exist after
+# it, its text matching FILE_MATCHES when given. COPY is copied into WORKDIR before the run.
 
 set(command)
 set(collect OFF)
@@ -32,9 +33,15 @@ if(DEFINED WORKDIR)
   file(REMOVE_RECURSE "${WORKDIR}")
   file(MAKE_DIRECTORY "${WORKDIR}")
   set(workdir_args WORKING_DIRECTORY "${WORKDIR}")
+  if(DEFINED COPY)
+    file(COPY "${COPY}" DESTINATION "${WORKDIR}")
+  endif()
 endif()
 if(DEFINED JSON_FILE)
   file(REMOVE "${JSON_FILE}")
+endif()
+if(DEFINED FILE)
+  file(REMOVE "${FILE}")
 endif()
 
 execute_process(COMMAND ${command} ${workdir_args}
@@ -69,6 +76,17 @@ if(DEFINED JSON_FILE)
       if(DEFINED JSON_MODEL AND NOT model STREQUAL JSON_MODEL)
         list(APPEND failures "JSON model '${model}', expected '${JSON_MODEL}'")
       endif()
+    endif()
+  endif()
+endif()
+
+if(DEFINED FILE)
+  if(NOT EXISTS "${FILE}")
+    list(APPEND failures "no file at ${FILE}")
+  elseif(DEFINED FILE_MATCHES)
+    file(READ "${FILE}" text)
+    if(NOT text MATCHES "${FILE_MATCHES}")
+      list(APPEND failures "${FILE} does not match: ${FILE_MATCHES}\n--- ${FILE}\n${text}")
     endif()
   endif()
 endif()

@@ -3,14 +3,27 @@
 //   int main(int argc, char** argv) { return prowl::run_main(make_my_model(), argc, argv); }
 //
 // The program takes --strategy, --seed, --max-steps, --max-depth, --time-limit,
-// --coverage-target, --stop-on-first, --shrink, --report FORMAT:FILE, --weight ACTION=W, --quiet,
-// --list-actions, --version and --help (run it with --help for the details), explores the model,
-// prints the console report on stdout (live progress on stderr when it is a terminal) and writes
-// the requested reports. Exit codes:
+// --coverage-target, --stop-on-first, --shrink, --report FORMAT:FILE, --trace-dir DIR,
+// --weight ACTION=W, --quiet, --list-actions, --version and --help (run it with --help for the
+// details), explores the model, prints the console report on stdout (live progress on stderr when
+// it is a terminal) and writes the requested reports, and with --trace-dir each finding as a trace
+// file DIR/NNN-KIND-NAME.trace (prowl/explore/finding_trace.hpp). Two commands work on such a
+// trace instead of exploring:
 //
-//   0   no findings                       kExitOk
-//   1   findings                          kExitFindings
-//   2   bad usage, options or model       kExitUsage
+//   PROGRAM replay TRACE            runs its steps, prints their outcomes and whether the
+//                                   recorded failure happened, and after which step
+//   PROGRAM shrink TRACE [-o OUT]   shortens it while the same failure still happens and
+//                                   writes the result to OUT (default: TRACE with ".shrunk"
+//                                   before its extension)
+//
+// The program's own flags (add_int_flag) are written into each trace as NAME=VALUE and, unless
+// given on the command line, taken from the trace by replay and shrink, so the model is built as
+// it was; a shrunk trace records the values it was shrunk with. Exit codes:
+//
+//   0   no findings                       kExitOk         (replay: the trace ran clean)
+//   1   findings                          kExitFindings   (replay: it failed; shrink: always)
+//   2   bad usage, options or model,      kExitUsage
+//       or a malformed trace
 //   3   environment failure               kExitEnvironment
 //   70  internal error: a broken          kExitInternal
 //       precondition in prowl (LogicError) or an unexpected exception; a bug to report
@@ -26,6 +39,7 @@
 #include <vector>
 
 #include "prowl/explore/model.hpp"
+#include "prowl/trace/trace.hpp"
 
 namespace prowl {
 
@@ -34,6 +48,13 @@ inline constexpr int kExitFindings = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitEnvironment = 3;
 inline constexpr int kExitInternal = 70;  // EX_SOFTWARE of sysexits.h
+
+// What a program built on run_main does.
+enum class MainCommand {
+  kExplore,  // explore the model (the default)
+  kReplay,   // replay a trace: PROGRAM replay TRACE
+  kShrink,   // shrink a trace: PROGRAM shrink TRACE [-o OUT]
+};
 
 // How a program built on run_main presents itself.
 struct MainSettings {
@@ -45,6 +66,10 @@ struct MainSettings {
   std::string default_strategy = "bfs";
   // Reports written when no --report is given, each as FORMAT:FILE.
   std::vector<std::string> default_reports;
+  // For a program that only replays or shrinks (`prowl replay TRACE`): its command, and its
+  // first positional is the trace. Unset: explore, unless the first argument is "replay" or
+  // "shrink" and the program has no positionals of its own.
+  std::optional<MainCommand> command;
 };
 
 class CommandLine {
@@ -59,17 +84,35 @@ class CommandLine {
   // REQUIRES: before parse(); `value` outlives parse().
   void add_int_flag(const std::string& name, const std::string& help, int* value, int min, int max);
 
+  // Adds a string flag of the program's own (`prowl replay --model FILE`), for every command;
+  // unlike an int flag it is not written into traces. `type_name` names the value in --help.
+  // REQUIRES: before parse(); `value` outlives parse().
+  void add_string_flag(const std::string& name, const std::string& type_name,
+                       const std::string& help, std::string* value);
+
   // Adds a required positional argument (`prowl explore MODEL`): `name` is shown in the usage
-  // line, `*value` receives the argument. REQUIRES: before parse(); `value` outlives parse().
+  // line, `*value` receives the argument. A program with positionals takes no "replay" or
+  // "shrink" command. REQUIRES: before parse(); `value` outlives parse().
   void add_positional(const std::string& name, const std::string& help, std::string* value);
+
+  // Adds KEY=VALUE to the header of every trace the program writes, with --trace-dir or shrink
+  // (`prowl explore` records model-file=PATH). REQUIRES: before run().
+  void add_trace_option(std::string key, std::string value);
 
   // Parses the flags. Returns the exit code when the program should stop now: kExitOk after
   // --help or --version (printed on stdout), kExitUsage after bad usage (message on stderr).
   // Returns nullopt when run() should follow.
   std::optional<int> parse(int argc, char** argv);
 
-  // Validates the model, then lists its actions (--list-actions) or explores it and reports.
-  // Returns the exit code. REQUIRES: parse() returned nullopt.
+  // The command parse() found. REQUIRES: parse() returned nullopt.
+  MainCommand command() const;
+  // The trace to replay or shrink, read by parse() (a malformed one stops parse() with exit code
+  // 2), and its path as given; nullptr and "" when exploring. REQUIRES: parse() returned nullopt.
+  const trace::Trace* trace() const;
+  const std::string& trace_path() const;
+
+  // Validates the model, then lists its actions (--list-actions) or explores it and reports, or
+  // replays or shrinks the trace. Returns the exit code. REQUIRES: parse() returned nullopt.
   int run(const Model& model);
 
  private:

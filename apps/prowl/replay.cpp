@@ -1,0 +1,63 @@
+// `prowl replay TRACE [--model FILE.yaml]`: replays a trace of a YAML-model target (written by
+// `prowl explore --trace-dir`) against the service the model file describes. The model file is
+// --model, else the trace's model-file option; a relative path is taken from the current
+// directory, as `prowl explore` took it.
+#include <iostream>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "commands.hpp"
+#include "prowl/cli/run_main.hpp"
+#include "prowl/modelfile/http_model.hpp"
+
+namespace prowl::app {
+
+int trace_command(MainSettings settings, int argc, char** argv) {
+  CommandLine command_line(std::move(settings));
+  std::string model_path;
+  command_line.add_string_flag("--model", "FILE",
+                               "the model file (YAML); default: the trace's model-file option",
+                               &model_path);
+  if (std::optional<int> code = command_line.parse(argc, argv)) return *code;
+  const trace::Trace& trace = *command_line.trace();
+  const bool from_trace = model_path.empty();
+  if (from_trace) {
+    std::optional<std::string> recorded = trace.header.option("model-file");
+    if (!recorded || recorded->empty()) {
+      std::cerr << command_line.trace_path()
+                << ":1: the trace names no model file (it has no model-file option); give one "
+                   "with --model FILE.yaml\n";
+      return kExitUsage;
+    }
+    model_path = std::move(*recorded);
+  } else {
+    // A shrunk trace replays with the model file it was shrunk against.
+    command_line.add_trace_option("model-file", model_path);
+  }
+  auto model = modelfile::load_model_file(model_path);
+  if (!model) {
+    std::cerr << model.status().message() << '\n';
+    if (from_trace) {
+      std::cerr << "  hint: the trace's model-file option names this file; give another with "
+                   "--model FILE.yaml\n";
+    }
+    return model.status().exit_code();
+  }
+  return command_line.run(**model);
+}
+
+int replay_command(int argc, char** argv) {
+  MainSettings settings;
+  settings.program = "prowl replay";
+  settings.command = MainCommand::kReplay;
+  settings.description =
+      "Replays a trace written by `prowl explore --trace-dir` (or by hand) against the service\n"
+      "its model file describes, from the initial state: prints each request with its outcome,\n"
+      "the failures, and whether the failure the trace records happened, after which step.\n"
+      "The model file is --model, else the trace's model-file option (a relative path is taken\n"
+      "from the current directory). See docs/trace-format.md.";
+  return trace_command(std::move(settings), argc, argv);
+}
+
+}  // namespace prowl::app

@@ -1,0 +1,316 @@
+#include "trace_command.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <span>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "prowl/cli/run_main.hpp"
+#include "prowl/explore/finding_trace.hpp"
+#include "prowl/explore/replay.hpp"
+#include "prowl/systems/process.hpp"
+
+namespace prowl::detail {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Writes each line of `text` with `indent` in front of it.
+void write_indented(std::ostream& out, std::string_view text, std::string_view indent) {
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    out << indent << text.substr(0, nl) << '\n';
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+}
+
+// The first failure of each kind and name, with the later steps after which it failed again:
+// an invariant broken once usually stays broken, and a replay that goes on past failures would
+// list it after every step.
+struct FailureLine {
+  const ReplayFailure* first;
+  std::vector<std::size_t> again;  // after_steps of its repetitions
+};
+
+std::vector<FailureLine> distinct_failures(const ReplayResult& r) {
+  std::vector<FailureLine> lines;
+  for (const ReplayFailure& f : r.failures) {
+    auto same = std::find_if(lines.begin(), lines.end(), [&](const FailureLine& l) {
+      return l.first->kind == f.kind && l.first->name == f.name;
+    });
+    if (same == lines.end()) {
+      lines.push_back({&f, {}});
+    } else {
+      same->again.push_back(f.after_steps);
+    }
+  }
+  return lines;
+}
+
+// The steps as run, numbered, each with its outcome and detail; "<- fails" marks a step after
+// which a failure first happened.
+void write_steps(std::ostream& out, const ReplayResult& r) {
+  const std::vector<FailureLine> failures = distinct_failures(r);
+  for (std::size_t i = 0; i < r.executed.size(); ++i) {
+    const TraceStep& s = r.executed[i];
+    std::string line = fmt::format("  {}. {} [{}]", i + 1, s.action, s.outcome);
+    if (!s.detail.empty()) line += ": " + s.detail;
+    if (std::any_of(failures.begin(), failures.end(),
+                    [&](const FailureLine& l) { return l.first->after_steps == i + 1; })) {
+      line += "  <- fails";
+    }
+    out << line << '\n';
+  }
+}
+
+void write_failures(std::ostream& out, const ReplayResult& r) {
+  if (r.failures.empty()) return;
+  out << "\nfailures:\n";
+  for (const FailureLine& l : distinct_failures(r)) {
+    const ReplayFailure& f = *l.first;
+    std::string where = f.after_steps == 0 ? std::string("in the initial state")
+                                           : fmt::format("after step {}", f.after_steps);
+    if (!l.again.empty()) where += fmt::format(" (again after {})", fmt::join(l.again, ", "));
+    out << fmt::format("  {}: {} {} {}\n", where, to_string(f.severity), to_string(f.kind), f.name);
+    write_indented(out, f.message, "    ");
+  }
+}
+
+// A replay's setup: the trace's steps and recorded failure, and a begun world.
+struct Prepared {
+  std::vector<TraceStep> steps;
+  std::optional<FailureId> recorded;
+  std::unique_ptr<World> world;
+};
+
+// Fills `p`; returns the exit code when the command must stop. Messages about the trace are
+// printed as they are ("PATH:LINE: ..."), those about the environment after the program's name.
+std::optional<int> prepare(const Model& model, const TraceCommand& c, std::ostream& err,
+                           Prepared& p) {
+  auto steps = trace_to_steps(c.trace, model, c.path);
+  if (!steps) {
+    err << steps.status().message() << '\n';
+    return steps.status().exit_code();
+  }
+  auto recorded = recorded_failure(c.trace, c.path);
+  if (!recorded) {
+    err << recorded.status().message() << '\n';
+    return recorded.status().exit_code();
+  }
+  p.steps = std::move(*steps);
+  p.recorded = std::move(*recorded);
+  // Services a model starts (ProcessSystem) are stopped on Ctrl-C or SIGTERM as well.
+  install_stop_handlers();
+  auto world = model.make_world();
+  Status st = world ? (*world)->begin() : world.status();
+  if (!st) {
+    err << fmt::format("{}: {}\n", c.program, st.message());
+    return st.exit_code();
+  }
+  p.world = std::move(*world);
+  return std::nullopt;
+}
+
+// Runs the steps going on past failures. Returns the exit code when the command must stop: the
+// environment failed, or a step could not run (the trace does not fit the model). `from_file`:
+// the steps are the trace's own, so a step that cannot run is named by its line.
+std::optional<int> replay(const Model& model, const TraceCommand& c, Prepared& p,
+                          std::span<const TraceStep> steps, bool from_file, std::ostream& out,
+                          std::ostream& err, ReplayResult& result) {
+  Replayer replayer(model, *p.world);
+  auto r = replayer.run(steps, /*keep_going=*/true);
+  if (!r) {
+    err << fmt::format("{}: {}\n", c.program, r.status().message());
+    return r.status().exit_code();
+  }
+  result = std::move(*r);
+  if (result.error.empty()) return std::nullopt;
+  write_steps(out, result);
+  if (from_file) {
+    err << fmt::format("{}:{}: step {}: {}; the trace does not fit the model\n", c.path,
+                       c.trace.steps[result.error_step - 1].line, result.error_step, result.error);
+  } else {
+    err << fmt::format("{}: step {} of the shrunk trace: {}\n", c.path, result.error_step,
+                       result.error);
+  }
+  return kExitUsage;
+}
+
+// Ends the world, returning it to its initial state; `code` unless that fails.
+int finish(const TraceCommand& c, Prepared& p, std::ostream& err, int code) {
+  if (Status st = p.world->end(); !st) {
+    err << fmt::format("{}: {}\n", c.program, st.message());
+    return st.exit_code();
+  }
+  return code;
+}
+
+std::string plural(std::size_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+void write_intro(std::ostream& out, const TraceCommand& c, const Prepared& p) {
+  out << fmt::format("trace     {}\n", c.path);
+  out << fmt::format("model     {}\n", c.trace.header.model);
+  out << fmt::format("recorded  {}\n",
+                     p.recorded ? p.recorded->to_string() : std::string("no finding"));
+  out << fmt::format("steps     {}\n\n", p.steps.size());
+}
+
+}  // namespace
+
+int replay_trace_command(const Model& model, const TraceCommand& c, std::ostream& out,
+                         std::ostream& err) {
+  Prepared p;
+  if (auto code = prepare(model, c, err, p)) return *code;
+  write_intro(out, c, p);
+  ReplayResult r;
+  if (auto code = replay(model, c, p, p.steps, true, out, err, r)) return finish(c, p, err, *code);
+  write_steps(out, r);
+  write_failures(out, r);
+  if (const std::string state = p.world->describe(); !state.empty()) {
+    out << "\nstate:\n";
+    write_indented(out, state, "  ");
+  }
+  out << '\n';
+  const std::string n = plural(p.steps.size(), "step", "steps");
+  const std::string others = r.failed() ? "it failed otherwise" : "the trace ran clean";
+  if (!p.recorded) {
+    out << (r.failed() ? fmt::format("failed: {} on replaying {}\n",
+                                     plural(distinct_failures(r).size(), "failure", "failures"), n)
+                       : fmt::format("the trace ran clean: {}, no failure\n", n));
+  } else if (const ReplayFailure* f = r.find(p.recorded->kind, p.recorded->name)) {
+    out << fmt::format("reproduced: {} after step {} of {}\n", p.recorded->to_string(),
+                       f->after_steps, p.steps.size());
+  } else if (p.recorded->kind == FindingKind::kNondeterminism) {
+    out << fmt::format(
+        "not reproduced: {} cannot show in one replay (explore again to check it); {}\n",
+        p.recorded->to_string(), others);
+  } else {
+    out << fmt::format("not reproduced: {} did not happen; {}\n", p.recorded->to_string(), others);
+  }
+  return finish(c, p, err, r.failed() ? kExitFindings : kExitOk);
+}
+
+int shrink_trace_command(const Model& model, const TraceCommand& c, std::ostream& out,
+                         std::ostream& err) {
+  Prepared p;
+  if (auto code = prepare(model, c, err, p)) return *code;
+  write_intro(out, c, p);
+  ReplayResult r;
+  if (auto code = replay(model, c, p, p.steps, true, out, err, r)) return finish(c, p, err, *code);
+  const ReplayFailure* target = p.recorded   ? r.find(p.recorded->kind, p.recorded->name)
+                                : r.failed() ? &r.failures.front()
+                                             : nullptr;
+  if (target == nullptr) {
+    write_steps(out, r);
+    err << (p.recorded ? fmt::format("{}: the recorded failure {} did not happen on replay; there "
+                                     "is nothing to shrink\n",
+                                     c.path, p.recorded->to_string())
+                       : fmt::format("{}: the trace ran clean on replay; there is nothing to "
+                                     "shrink\n",
+                                     c.path));
+    return finish(c, p, err, kExitUsage);
+  }
+  const FailureId id{target->kind, target->name};
+  out << fmt::format("reproduced: {} after step {} of {}\n", id.to_string(), target->after_steps,
+                     p.steps.size());
+
+  Finding finding;
+  finding.kind = id.kind;
+  finding.name = id.name;
+  finding.severity = target->severity;
+  finding.steps.assign(p.steps.begin(),
+                       p.steps.begin() + static_cast<std::ptrdiff_t>(target->after_steps));
+  auto shrunk = shrink(model, *p.world, finding);
+  if (!shrunk) {
+    err << fmt::format("{}: {}\n", c.program, shrunk.status().message());
+    return finish(c, p, err, shrunk.status().exit_code());
+  }
+  // One last replay gives each remaining step its outcome and detail, and the failure's message.
+  if (auto code = replay(model, c, p, *shrunk, false, out, err, r)) return finish(c, p, err, *code);
+  finding.steps = std::move(*shrunk);
+  for (std::size_t i = 0; i < r.executed.size() && i < finding.steps.size(); ++i) {
+    finding.steps[i].outcome = r.executed[i].outcome;
+    finding.steps[i].detail = r.executed[i].detail;
+  }
+  if (const ReplayFailure* f = r.find(id.kind, id.name, finding.steps.size())) {
+    finding.message = f->message;
+  }
+
+  trace::Header header = c.trace.header;
+  header.set_option("kind", std::string(kExploreTraceKind));
+  header.set_option("finding", id.to_string());
+  header.set_option("severity", std::string(to_string(finding.severity)));
+  for (const auto& [key, value] : c.options) header.set_option(key, value);
+  header.set_option("shrunk-from", std::to_string(p.steps.size()));
+  const trace::Trace shrunk_trace = finding_to_trace(finding, std::move(header));
+
+  out << fmt::format("\nsteps: {} -> {}\n", p.steps.size(), finding.steps.size());
+  write_steps(out, r);
+  const std::string path = c.output.empty() ? shrunk_trace_path(c.path) : c.output;
+  if (Status st = write_trace_file(path, shrunk_trace); !st) {
+    err << fmt::format("{}: {}\n", c.program, st.message());
+    return finish(c, p, err, st.exit_code());
+  }
+  out << fmt::format("\nshrunk trace written to {}\n", path);
+  return finish(c, p, err, kExitFindings);
+}
+
+std::string shrunk_trace_path(std::string_view path) {
+  fs::path p(path);
+  fs::path name = p.filename();
+  if (name.empty()) return std::string(path) + ".shrunk";
+  const std::string ext = name.extension().string();
+  p.replace_filename(name.stem().string() + ".shrunk" + ext);
+  return p.string();
+}
+
+Status write_trace_file(const std::string& path, const trace::Trace& trace) {
+  const std::string text = trace::write_trace(trace);
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (file) file.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (file) file.close();
+  if (!file) {
+    return Status::environment(
+        fmt::format("cannot write trace file '{}': {}", path, std::strerror(errno)));
+  }
+  return Status::ok();
+}
+
+Status create_trace_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!ec && !fs::is_directory(dir, ec) && !ec)
+    ec = std::make_error_code(std::errc::not_a_directory);
+  if (ec) {
+    return Status::environment(
+        fmt::format("cannot create the trace directory '{}': {}", dir, ec.message()));
+  }
+  return Status::ok();
+}
+
+Result<std::vector<std::string>> write_finding_traces(
+    const RunReport& report, const std::string& dir,
+    const std::vector<std::pair<std::string, std::string>>& extra_options) {
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i < report.findings.size(); ++i) {
+    const Finding& f = report.findings[i];
+    trace::Trace t = finding_to_trace(report, f);
+    for (const auto& [key, value] : extra_options) t.header.set_option(key, value);
+    std::string path = (fs::path(dir) / finding_trace_file_name(i + 1, f)).string();
+    if (Status st = write_trace_file(path, t); !st) return st;
+    paths.push_back(std::move(path));
+  }
+  return paths;
+}
+
+}  // namespace prowl::detail
