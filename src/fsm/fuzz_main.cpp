@@ -108,7 +108,8 @@ std::optional<int> FuzzCommandLine::Impl::parse(int argc, char** argv) {
   replay_cmd->add_option("TRACE", trace_path, "the trace file")->required();
   shrink_cmd->add_option("TRACE", trace_path, "the trace file")->required();
   shrink_cmd
-      ->add_option("-o,--output", output_path, "where the shrunk trace goes (default TRACE.shrunk)")
+      ->add_option("-o,--output", output_path,
+                   "where the shrunk trace goes (default: x.trace -> x.shrunk.trace)")
       ->type_name("FILE");
   shrink_cmd
       ->add_option("--max-candidates", max_candidates,
@@ -171,6 +172,7 @@ std::optional<int> FuzzCommandLine::Impl::parse(int argc, char** argv) {
 trace::Header FuzzCommandLine::Impl::header(const MachineCore& machine) const {
   trace::Header h;
   h.model = machine.name();
+  h.set_option("kind", "fuzz");
   for (const ModelOption& o : model_options) h.set_option(o.name, *o.value);
   return h;
 }
@@ -315,7 +317,13 @@ int FuzzCommandLine::Impl::shrink(const MachineCore& machine) {
         return replay_once(machine, candidate, &candidate_stats, true).signature() == signature;
       },
       {max_candidates}, &shrink_stats);
-  const std::string out_path = output_path.empty() ? trace_path + ".shrunk" : output_path;
+  std::string out_path = output_path;
+  if (out_path.empty()) {  // x.trace -> x.shrunk.trace, as the explorer's shrink names it
+    const std::filesystem::path p(trace_path);
+    out_path = std::filesystem::path(p)
+                   .replace_filename(p.stem().string() + ".shrunk" + p.extension().string())
+                   .string();
+  }
   {
     std::ofstream out(out_path, std::ios::trunc);
     out << trace::write_trace(shrunk);
@@ -328,7 +336,7 @@ int FuzzCommandLine::Impl::shrink(const MachineCore& machine) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << fmt::format("steps: {} -> {} ({} candidates tried, {:.1f} s)\n", trace.steps.size(),
                            shrunk.steps.size(), shrink_stats.candidates, seconds)
-            << trace::write_trace(shrunk) << fmt::format("written to {}\n", out_path);
+            << trace::write_trace(shrunk) << fmt::format("shrunk trace written to {}\n", out_path);
   return kExitFindings;
 }
 
