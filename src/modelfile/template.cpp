@@ -198,7 +198,8 @@ std::string JsonTemplate::render(const Context& ctx) const {
       at = s.value.render(ctx);
     }
   }
-  return doc.dump();
+  // A context value from an environment variable or a response may not be UTF-8.
+  return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 std::string sql_literal(const Value& value) {

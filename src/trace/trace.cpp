@@ -245,7 +245,8 @@ std::string write_trace(const Trace& trace) {
 Result<Trace> parse_trace(std::string_view text, std::string_view source) {
   Trace trace;
   std::size_t line_no = 0;
-  std::size_t pos = 0;
+  // A byte order mark, as some editors write one, is not part of the header.
+  std::size_t pos = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
   bool have_header = false;
   std::vector<std::string> pending_comments;
   std::unordered_map<std::string, std::size_t> returned_on;  // handle name -> line

@@ -45,6 +45,17 @@ TEST(ModelFile, YamlSyntaxErrorNamesTheLine) {
             "or ': ' inside needs quotes");
 }
 
+TEST(ModelFile, TextThatIsNotUtf8NamesTheLineAndColumnOfTheByte) {
+  // "café" saved as Latin-1; found by the model file fuzzer (fuzz/model_file_fuzzer.cpp).
+  EXPECT_EQ(
+      message("name: shop\n# \xc3\xa9t\xc3\xa9\nactions:\n  - {name: a, body: {item: caf\xe9}}\n"),
+      "m.yaml:4:31: the file is not UTF-8 text (byte 0xE9)\n"
+      "  hint: save the file as UTF-8");
+  EXPECT_EQ(message("name: shop\xc0\xaf\n"),
+            "m.yaml:1:11: the file is not UTF-8 text (byte 0xC0)\n"
+            "  hint: save the file as UTF-8");
+}
+
 TEST(ModelFile, AnUnknownTopLevelKeySuggestsTheClosestOne) {
   EXPECT_EQ(message("name: shop\nbase_ulr: http://127.0.0.1:1\n"),
             "m.yaml:2:1: unknown key 'base_ulr' at the top level\n"

@@ -65,6 +65,12 @@ TEST(TraceFormat, IgnoresBlankLinesAndCarriageReturns) {
   EXPECT_EQ(t->steps[0].line, 4u);
 }
 
+TEST(TraceFormat, SkipsAByteOrderMark) {
+  auto t = parse_trace("\xEF\xBB\xBFprowl-trace 1 m\n1 a\n");
+  ASSERT_TRUE(t) << t.status().message();
+  EXPECT_EQ(t->header.model, "m");
+}
+
 TEST(TraceFormat, CommentsAreSingleLinesWhenWritten) {
   Trace t;
   t.header.model = "m";
