@@ -230,9 +230,12 @@ int FuzzCommandLine::Impl::fuzz(const MachineCore& machine) {
 RunResult FuzzCommandLine::Impl::replay_once(const MachineCore& machine, const trace::Trace& t,
                                              Stats* stats, bool quiet_output) {
   if (no_fork) return fsm::replay(machine, t, stats);
+  // The child's output is captured, so a crash is described as the fuzzer describes it, and
+  // shown afterwards unless quiet.
+  detail::MemoryFile output;
   IsolateOptions iso;
   iso.timeout_seconds = run_timeout;
-  if (quiet_output) iso.output_path = "/dev/null";
+  if (output.ok()) iso.output_fd = output.fd();
   auto isolated =
       run_isolated([&] { return detail::encode_run(fsm::replay(machine, t, stats)); }, iso);
   if (!isolated) {
@@ -241,11 +244,14 @@ RunResult FuzzCommandLine::Impl::replay_once(const MachineCore& machine, const t
     r.message = isolated.status().message();
     return r;
   }
+  const std::string text = output.ok() ? output.contents() : std::string();
+  if (!quiet_output) std::cerr << text << std::flush;
   RunResult r = detail::classify_isolated(*isolated, run_timeout);
   if ((r.kind == RunKind::kCrash || r.kind == RunKind::kTimeout) && stats != nullptr) {
     r.steps = stats->progress();
     if (r.steps >= 1 && r.steps <= t.steps.size()) r.action = t.steps[r.steps - 1].action;
   }
+  detail::add_output_to_crash(r, text);
   return r;
 }
 

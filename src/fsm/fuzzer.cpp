@@ -51,58 +51,11 @@ class StopSignals {
   struct sigaction old_term_ {};
 };
 
-// An in-memory file for a run's trace and output: written by the child line by line, it survives
-// the child's crash, and costs no disk I/O.
-class MemoryFile {
- public:
-  MemoryFile() : fd_(::memfd_create("prowl-fuzz", MFD_CLOEXEC)) {}
-  ~MemoryFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  MemoryFile(const MemoryFile&) = delete;
-  MemoryFile& operator=(const MemoryFile&) = delete;
-  bool ok() const { return fd_ >= 0; }
-  int fd() const { return fd_; }
-  void reset() {
-    if (::ftruncate(fd_, 0) != 0) return;
-    ::lseek(fd_, 0, SEEK_SET);
-  }
-  std::string contents() const {
-    std::string out;
-    char buffer[8192];
-    for (off_t at = 0;;) {
-      const ssize_t n = ::pread(fd_, buffer, sizeof buffer, at);
-      if (n <= 0) break;
-      out.append(buffer, static_cast<std::size_t>(n));
-      at += n;
-    }
-    return out;
-  }
-
- private:
-  int fd_;
-};
-
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-// The last non-empty line of a run's output: what a library prints before it aborts.
-std::string last_output_line(const std::string& text) {
-  std::size_t end = text.size();
-  while (end > 0) {
-    std::size_t start = text.rfind('\n', end - 1);
-    start = start == std::string::npos ? 0 : start + 1;
-    std::string_view line(text.data() + start, end - start);
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-    if (!line.empty()) return std::string(line.substr(0, 200));
-    if (start == 0) break;
-    end = start - 1;
-  }
-  return {};
 }
 
 // Where a crashed or timed-out run was: its trace is complete up to the step that was running.
@@ -148,7 +101,7 @@ Result<FuzzSummary> fuzz(const MachineCore& machine, const trace::Header& header
     return Status::environment(
         fmt::format("{}: cannot create the output directory: {}", out_dir.string(), ec.message()));
   }
-  MemoryFile trace_file, output_file;
+  detail::MemoryFile trace_file, output_file;
   if (!trace_file.ok() || !output_file.ok()) {
     return Status::environment(
         fmt::format("cannot create an in-memory file: {}", std::strerror(errno)));
@@ -193,10 +146,7 @@ Result<FuzzSummary> fuzz(const MachineCore& machine, const trace::Header& header
       r = detail::classify_isolated(*isolated, options.run_timeout);
       if (r.kind == RunKind::kCrash || r.kind == RunKind::kTimeout) {
         locate_from_trace(trace_file.contents(), r);
-        if (r.kind == RunKind::kCrash) {
-          const std::string line = last_output_line(output_file.contents());
-          if (!line.empty()) r.message += ": " + line;
-        }
+        detail::add_output_to_crash(r, output_file.contents());
       }
     } else {
       r = walk_to_file();

@@ -1,5 +1,8 @@
 #include "fsm/run_codec.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <charconv>
 
 #include <fmt/format.h>
@@ -39,6 +42,54 @@ bool decode_run(const std::string& text, RunResult& r) {
 }
 
 }  // namespace
+
+namespace {
+
+// The last non-empty line of a run's output: what a library prints before it aborts.
+std::string last_output_line(const std::string& text) {
+  std::size_t end = text.size();
+  while (end > 0) {
+    std::size_t start = text.rfind('\n', end - 1);
+    start = start == std::string::npos ? 0 : start + 1;
+    std::string_view line(text.data() + start, end - start);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    if (!line.empty()) return std::string(line.substr(0, 200));
+    if (start == 0) break;
+    end = start - 1;
+  }
+  return {};
+}
+
+}  // namespace
+
+void add_output_to_crash(RunResult& r, const std::string& output) {
+  if (r.kind != RunKind::kCrash) return;
+  const std::string line = last_output_line(output);
+  if (!line.empty()) r.message += ": " + line;
+}
+
+MemoryFile::MemoryFile() : fd_(::memfd_create("prowl-run", MFD_CLOEXEC)) {}
+
+MemoryFile::~MemoryFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void MemoryFile::reset() {
+  if (::ftruncate(fd_, 0) != 0) return;
+  ::lseek(fd_, 0, SEEK_SET);
+}
+
+std::string MemoryFile::contents() const {
+  std::string out;
+  char buffer[8192];
+  for (off_t at = 0;;) {
+    const ssize_t n = ::pread(fd_, buffer, sizeof buffer, at);
+    if (n <= 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+    at += n;
+  }
+  return out;
+}
 
 RunResult classify_isolated(const Isolated& iso, double timeout_seconds) {
   RunResult r;

@@ -14,4 +14,26 @@ std::string encode_run(const RunResult& result);
 // otherwise a crash (signal, or an exit without a result) or a timeout.
 RunResult classify_isolated(const Isolated& isolated, double timeout_seconds);
 
+// A crash's message gets the last non-empty line the run printed (what a library says before it
+// aborts), so fuzz buckets, replay and shrink agree on the signature.
+void add_output_to_crash(RunResult& result, const std::string& output);
+
+// An in-memory file for a run's trace and output: written by the child line by line, it survives
+// the child's crash, and costs no disk I/O. Not thread-safe.
+class MemoryFile {
+ public:
+  MemoryFile();
+  ~MemoryFile();
+  MemoryFile(const MemoryFile&) = delete;
+  MemoryFile& operator=(const MemoryFile&) = delete;
+  bool ok() const { return fd_ >= 0; }
+  int fd() const { return fd_; }
+  // Empties the file and rewinds it.
+  void reset();
+  std::string contents() const;
+
+ private:
+  int fd_;
+};
+
 }  // namespace prowl::fsm::detail
