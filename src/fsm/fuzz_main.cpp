@@ -22,6 +22,8 @@
 namespace prowl::fsm {
 namespace {
 
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
+
 enum class Command { kFuzz, kReplay, kShrink };
 
 }  // namespace
@@ -235,6 +237,7 @@ RunResult FuzzCommandLine::Impl::replay_once(const MachineCore& machine, const t
   detail::MemoryFile output;
   IsolateOptions iso;
   iso.timeout_seconds = run_timeout;
+  iso.interrupted = [] { return detail::StopSignals::stopped(); };
   if (output.ok()) iso.output_fd = output.fd();
   auto isolated =
       run_isolated([&] { return detail::encode_run(fsm::replay(machine, t, stats)); }, iso);
@@ -279,7 +282,12 @@ int FuzzCommandLine::Impl::replay(const MachineCore& machine) {
   std::cout << fmt::format("replaying {}: {} steps\n", trace_path, trace.steps.size())
             << std::flush;
   Stats stats(machine.states().size(), machine.actions().size());
+  detail::StopSignals signals;
   const RunResult r = replay_once(machine, trace, &stats, false);
+  if (detail::StopSignals::stopped()) {
+    std::cout << "interrupted\n";
+    return kExitInterrupted;
+  }
   if (r.kind == RunKind::kBadTrace) {
     std::cerr << fmt::format("{}:{}: {}\n", trace_path, r.line, r.message);
     return kExitUsage;
@@ -297,7 +305,12 @@ int FuzzCommandLine::Impl::shrink(const MachineCore& machine) {
   if (!check_model(trace_path, trace, machine, program)) return kExitUsage;
   const auto start = std::chrono::steady_clock::now();
   Stats stats(machine.states().size(), machine.actions().size());
+  detail::StopSignals signals;  // Ctrl-C: stop trying candidates, keep the best trace so far
   const RunResult original = replay_once(machine, trace, &stats, true);
+  if (detail::StopSignals::stopped()) {
+    std::cout << "interrupted\n";
+    return kExitInterrupted;
+  }
   if (original.kind == RunKind::kBadTrace) {
     std::cerr << fmt::format("{}:{}: {}\n", trace_path, original.line, original.message);
     return kExitUsage;
@@ -319,6 +332,7 @@ int FuzzCommandLine::Impl::shrink(const MachineCore& machine) {
   trace::Trace shrunk = trace::shrink_trace(
       start_trace,
       [&](const trace::Trace& candidate) {
+        if (detail::StopSignals::stopped()) return false;
         Stats candidate_stats(machine.states().size(), machine.actions().size());
         return replay_once(machine, candidate, &candidate_stats, true).signature() == signature;
       },
@@ -340,6 +354,7 @@ int FuzzCommandLine::Impl::shrink(const MachineCore& machine) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (detail::StopSignals::stopped()) std::cout << "interrupted: the best trace so far\n";
   std::cout << fmt::format("steps: {} -> {} ({} candidates tried, {:.1f} s)\n", trace.steps.size(),
                            shrunk.steps.size(), shrink_stats.candidates, seconds)
             << trace::write_trace(shrunk) << fmt::format("shrunk trace written to {}\n", out_path);

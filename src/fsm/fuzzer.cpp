@@ -1,11 +1,5 @@
 #include "prowl/fsm/fuzzer.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cstring>
@@ -23,33 +17,6 @@
 namespace prowl::fsm {
 namespace fs = std::filesystem;
 namespace {
-
-std::atomic<int> g_stop_signal{0};
-
-void on_stop_signal(int signal) { g_stop_signal.store(signal); }
-
-// Installs SIGINT/SIGTERM handlers for the fuzz loop (without SA_RESTART, so waits return early)
-// and puts the previous ones back.
-class StopSignals {
- public:
-  StopSignals() {
-    g_stop_signal.store(0);
-    struct sigaction action {};
-    action.sa_handler = on_stop_signal;
-    sigemptyset(&action.sa_mask);
-    ::sigaction(SIGINT, &action, &old_int_);
-    ::sigaction(SIGTERM, &action, &old_term_);
-  }
-  ~StopSignals() {
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  static bool stopped() { return g_stop_signal.load() != 0; }
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -107,7 +74,7 @@ Result<FuzzSummary> fuzz(const MachineCore& machine, const trace::Header& header
         fmt::format("cannot create an in-memory file: {}", std::strerror(errno)));
   }
 
-  StopSignals signals;
+  detail::StopSignals signals;
   FuzzSummary summary;
   int last_id = 0;
   std::map<std::string, Bucket> known = load_buckets(out_dir, last_id);
@@ -120,7 +87,7 @@ Result<FuzzSummary> fuzz(const MachineCore& machine, const trace::Header& header
   for (std::uint64_t i = 0;; ++i) {
     if (options.runs != 0 && i >= options.runs) break;
     if (options.time_limit > 0 && elapsed() >= options.time_limit) break;
-    if (StopSignals::stopped()) {
+    if (detail::StopSignals::stopped()) {
       summary.interrupted = true;
       break;
     }
@@ -136,7 +103,7 @@ Result<FuzzSummary> fuzz(const MachineCore& machine, const trace::Header& header
       IsolateOptions iso;
       iso.timeout_seconds = options.run_timeout;
       iso.output_fd = output_file.fd();
-      iso.interrupted = [] { return StopSignals::stopped(); };
+      iso.interrupted = [] { return detail::StopSignals::stopped(); };
       auto isolated = run_isolated([&] { return detail::encode_run(walk_to_file()); }, iso);
       if (!isolated) return isolated.status();
       if (isolated->end == Isolated::End::kInterrupted) {

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -67,6 +68,27 @@ void add_output_to_crash(RunResult& r, const std::string& output) {
   const std::string line = last_output_line(output);
   if (!line.empty()) r.message += ": " + line;
 }
+
+namespace {
+std::atomic<int> g_stop_signal{0};
+void on_stop_signal(int signal) { g_stop_signal.store(signal); }
+}  // namespace
+
+StopSignals::StopSignals() {
+  g_stop_signal.store(0);
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, &old_int_);
+  ::sigaction(SIGTERM, &action, &old_term_);
+}
+
+StopSignals::~StopSignals() {
+  ::sigaction(SIGINT, &old_int_, nullptr);
+  ::sigaction(SIGTERM, &old_term_, nullptr);
+}
+
+bool StopSignals::stopped() { return g_stop_signal.load() != 0; }
 
 MemoryFile::MemoryFile() : fd_(::memfd_create("prowl-run", MFD_CLOEXEC)) {}
 

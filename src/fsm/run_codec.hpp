@@ -2,6 +2,8 @@
 // child ended into one. Private to src/fsm.
 #pragma once
 
+#include <signal.h>
+
 #include <string>
 
 #include "prowl/fsm/isolate.hpp"
@@ -17,6 +19,23 @@ RunResult classify_isolated(const Isolated& isolated, double timeout_seconds);
 // A crash's message gets the last non-empty line the run printed (what a library says before it
 // aborts), so fuzz buckets, replay and shrink agree on the signature.
 void add_output_to_crash(RunResult& result, const std::string& output);
+
+// While alive, SIGINT and SIGTERM (Ctrl-C) only set a flag, which the waits for a child poll
+// (handlers without SA_RESTART, so waits return early); the previous handlers come back after.
+// The child runs in its own process group, so the terminal's Ctrl-C reaches only the parent,
+// which kills the child. One at a time.
+class StopSignals {
+ public:
+  StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  static bool stopped();
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
 
 // An in-memory file for a run's trace and output: written by the child line by line, it survives
 // the child's crash, and costs no disk I/O. Not thread-safe.
