@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "prowl/fsm/fuzz_main.hpp"
 #include "prowl/fsm/fuzzer.hpp"
 #include "prowl/fsm/machine.hpp"
 
@@ -200,6 +201,28 @@ TEST(Fuzzer, Ctrl_C_EndsTheSessionAndDiscardsTheRunInFlight) {
   EXPECT_EQ(format_summary(*summary).substr(0, 28), "interrupted after 0 runs in ");
   EXPECT_TRUE(no_children_left());
   fs::remove_all(out);
+}
+
+TEST(FuzzMain, Ctrl_C_DuringAReplayKillsTheChildAndExits130) {
+  Machine<Nothing> m("interrupt");
+  auto s = m.state("s");
+  auto end = m.final_state("end");
+  auto stop = m.action("stop", [](Nothing&, Handles&, Rng&, const Args&) -> Outcome {
+    ::kill(::getppid(), SIGINT);
+    for (;;) ::pause();
+  });
+  m.transition(s, end, weight(1), stop);
+  const fs::path trace = fs::temp_directory_path() / ("prowl-int-" + std::to_string(::getpid()));
+  std::ofstream(trace) << "prowl-trace 1 interrupt\n1 stop\n";
+  std::string program = "interrupt", command = "replay", path = trace.string();
+  char* argv[] = {program.data(), command.data(), path.data(), nullptr};
+  testing::internal::CaptureStdout();
+  const int code = fuzz_main(m, 3, argv);
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(code, 130);
+  EXPECT_NE(out.find("interrupted\n"), std::string::npos) << out;
+  EXPECT_TRUE(no_children_left());
+  fs::remove(trace);
 }
 
 }  // namespace
