@@ -58,6 +58,9 @@ namespace detail {
 
 using Tokens = std::optional<std::vector<std::string>>;
 
+// The generate step of an action without arguments that needs a solver: declines without one.
+Tokens no_arguments_with_a_solver(SmtTarget& target, prowl::fsm::Handles&, prowl::Rng&);
+
 // `run` with the solver's exceptions and disagreements turned into findings (the runner names the
 // action).
 SmtMachine::Run guarded(SmtMachine::Run run);

@@ -291,20 +291,15 @@ void add_check_actions(SmtMachine& m, SmtActions& a) {
         return Outcome::ok();
       }));
 
-  a.reset_assertions = m.action(
-      "reset_assertions",
-      [](SmtTarget& t, Handles&, Rng&) -> Tokens {
-        if (!t.has_solver()) return std::nullopt;
-        return std::vector<std::string>{};
-      },
-      guarded([](SmtTarget& t, Handles&, Rng&, const Args& args) {
-        args.expect_size(0);
-        if (!t.has_solver()) return Outcome::rejected("no solver");
-        t.lock_configuration();
-        t.solver().reset_assertions();
-        t.reset_assertions();
-        return Outcome::ok();
-      }));
+  a.reset_assertions = m.action("reset_assertions", detail::no_arguments_with_a_solver,
+                                guarded([](SmtTarget& t, Handles&, Rng&, const Args& args) {
+                                  args.expect_size(0);
+                                  if (!t.has_solver()) return Outcome::rejected("no solver");
+                                  t.lock_configuration();
+                                  t.solver().reset_assertions();
+                                  t.reset_assertions();
+                                  return Outcome::ok();
+                                }));
 }
 
 }  // namespace smt_fuzz

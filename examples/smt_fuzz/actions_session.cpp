@@ -27,6 +27,11 @@ SmtMachine::Run guarded(SmtMachine::Run run) {
   };
 }
 
+Tokens no_arguments_with_a_solver(SmtTarget& target, Handles&, Rng&) {
+  if (!target.has_solver()) return std::nullopt;
+  return std::vector<std::string>{};
+}
+
 void check_symbol(const std::string& name) {
   const bool ok = !name.empty() && std::isalpha(static_cast<unsigned char>(name[0])) &&
                   std::all_of(name.begin(), name.end(), [](char c) {
@@ -119,33 +124,23 @@ void add_session_actions(SmtMachine& m, SmtActions& a) {
         return Outcome::ok();
       }));
 
-  a.reset = m.action(
-      "reset",
-      [](SmtTarget& t, Handles&, Rng&) -> Tokens {
-        if (!t.has_solver()) return std::nullopt;
-        return std::vector<std::string>{};
-      },
-      guarded([](SmtTarget& t, Handles& h, Rng&, const Args& args) {
-        args.expect_size(0);
-        if (!t.has_solver()) return Outcome::rejected("no solver");
-        forget_solver_objects(h);
-        t.open();
-        return Outcome::ok();
-      }));
+  a.reset = m.action("reset", detail::no_arguments_with_a_solver,
+                     guarded([](SmtTarget& t, Handles& h, Rng&, const Args& args) {
+                       args.expect_size(0);
+                       if (!t.has_solver()) return Outcome::rejected("no solver");
+                       forget_solver_objects(h);
+                       t.open();
+                       return Outcome::ok();
+                     }));
 
-  a.del = m.action(
-      "delete",
-      [](SmtTarget& t, Handles&, Rng&) -> Tokens {
-        if (!t.has_solver()) return std::nullopt;
-        return std::vector<std::string>{};
-      },
-      guarded([](SmtTarget& t, Handles& h, Rng&, const Args& args) {
-        args.expect_size(0);
-        if (!t.has_solver()) return Outcome::rejected("no solver");
-        forget_solver_objects(h);
-        t.close();
-        return Outcome::ok();
-      }));
+  a.del = m.action("delete", detail::no_arguments_with_a_solver,
+                   guarded([](SmtTarget& t, Handles& h, Rng&, const Args& args) {
+                     args.expect_size(0);
+                     if (!t.has_solver()) return Outcome::rejected("no solver");
+                     forget_solver_objects(h);
+                     t.close();
+                     return Outcome::ok();
+                   }));
 }
 
 }  // namespace smt_fuzz
