@@ -3,11 +3,14 @@
 // prowl/cli/run_main.hpp for their meaning).
 #pragma once
 
+#include <string>
+#include <string_view>
+
 #include "prowl/cli/run_main.hpp"
 
 namespace prowl::app {
 
-// `prowl demo [run_main flags]`: explores the bundled refund example.
+// `prowl demo [run_main flags]`: explores the bundled shop service over HTTP.
 int demo_command(int argc, char** argv);
 
 // `prowl explore MODEL.yaml [run_main flags]`: explores an HTTP service described by a model
@@ -24,6 +27,11 @@ int shrink_command(int argc, char** argv);
 // What replay and shrink share: `settings.command` says which; the model file is --model, else
 // the trace's model-file option.
 int trace_command(MainSettings settings, int argc, char** argv);
+
+// Loads the model file at `path` and runs the parsed command line on it (explore, replay or
+// shrink); traces record the path as model-file. A file that does not load is its message
+// ("FILE:LINE:COL: ...") on stderr, then `hint` when given, and its exit code.
+int run_model_file(CommandLine& command_line, const std::string& path, std::string_view hint = {});
 
 // `prowl version`: prints the version.
 int version_command(int argc, char** argv);

@@ -14,7 +14,6 @@
 
 #include "commands.hpp"
 #include "prowl/cli/run_main.hpp"
-#include "prowl/modelfile/http_model.hpp"
 
 namespace prowl::app {
 
@@ -85,13 +84,7 @@ int demo_command(int argc, char** argv) {
   ::setenv("SHOP_API", binary.c_str(), 1);
   ::setenv("SHOP_DB", (dir.path / "shop.db").c_str(), 1);
   // Replaying a demo trace needs SHOP_API and SHOP_DB set as above.
-  command_line.add_trace_option("model-file", PROWL_SHOP_MODEL);
-  auto model = modelfile::load_model_file(PROWL_SHOP_MODEL);
-  if (!model) {
-    std::cerr << model.status().message() << '\n';
-    return model.status().exit_code();
-  }
-  return command_line.run(**model);
+  return run_model_file(command_line, PROWL_SHOP_MODEL);
 }
 
 }  // namespace prowl::app

@@ -6,6 +6,18 @@
 
 namespace prowl::app {
 
+int run_model_file(CommandLine& command_line, const std::string& path, std::string_view hint) {
+  command_line.add_trace_option("model-file", path);
+  auto model = modelfile::load_model_file(path);
+  if (!model) {
+    // "FILE:LINE:COL: message" first on the line, as compilers write it, for editors to jump to.
+    std::cerr << model.status().message() << '\n';
+    if (!hint.empty()) std::cerr << "  hint: " << hint << '\n';
+    return model.status().exit_code();
+  }
+  return command_line.run(**model);
+}
+
 int explore_command(int argc, char** argv) {
   MainSettings settings;
   settings.program = "prowl explore";
@@ -19,14 +31,7 @@ int explore_command(int argc, char** argv) {
   command_line.add_positional("MODEL", "the model file (YAML)", &path);
   if (std::optional<int> code = command_line.parse(argc, argv)) return *code;
   // As given: `prowl replay` opens it from the current directory, as explore did.
-  command_line.add_trace_option("model-file", path);
-  auto model = modelfile::load_model_file(path);
-  if (!model) {
-    // "FILE:LINE:COL: message" first on the line, as compilers write it, for editors to jump to.
-    std::cerr << model.status().message() << '\n';
-    return model.status().exit_code();
-  }
-  return command_line.run(**model);
+  return run_model_file(command_line, path);
 }
 
 }  // namespace prowl::app

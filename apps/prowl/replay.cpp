@@ -9,7 +9,6 @@
 
 #include "commands.hpp"
 #include "prowl/cli/run_main.hpp"
-#include "prowl/modelfile/http_model.hpp"
 
 namespace prowl::app {
 
@@ -21,30 +20,17 @@ int trace_command(MainSettings settings, int argc, char** argv) {
                                &model_path);
   if (std::optional<int> code = command_line.parse(argc, argv)) return *code;
   const trace::Trace& trace = *command_line.trace();
-  const bool from_trace = model_path.empty();
-  if (from_trace) {
-    std::optional<std::string> recorded = trace.header.option("model-file");
-    if (!recorded || recorded->empty()) {
-      std::cerr << command_line.trace_path()
-                << ":1: the trace names no model file (it has no model-file option); give one "
-                   "with --model FILE.yaml\n";
-      return kExitUsage;
-    }
-    model_path = std::move(*recorded);
-  } else {
-    // A shrunk trace replays with the model file it was shrunk against.
-    command_line.add_trace_option("model-file", model_path);
+  if (!model_path.empty()) return run_model_file(command_line, model_path);
+  std::optional<std::string> recorded = trace.header.option("model-file");
+  if (!recorded || recorded->empty()) {
+    std::cerr << command_line.trace_path()
+              << ":1: the trace names no model file (it has no model-file option); give one "
+                 "with --model FILE.yaml\n";
+    return kExitUsage;
   }
-  auto model = modelfile::load_model_file(model_path);
-  if (!model) {
-    std::cerr << model.status().message() << '\n';
-    if (from_trace) {
-      std::cerr << "  hint: the trace's model-file option names this file; give another with "
-                   "--model FILE.yaml\n";
-    }
-    return model.status().exit_code();
-  }
-  return command_line.run(**model);
+  return run_model_file(command_line, *recorded,
+                        "the trace's model-file option names this file; give another with "
+                        "--model FILE.yaml");
 }
 
 int replay_command(int argc, char** argv) {

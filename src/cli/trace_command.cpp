@@ -4,7 +4,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <span>
 #include <system_error>
@@ -256,34 +255,13 @@ int shrink_trace_command(const Model& model, const TraceCommand& c, std::ostream
 
   out << fmt::format("\nsteps: {} -> {}\n", p.steps.size(), finding.steps.size());
   write_steps(out, r);
-  const std::string path = c.output.empty() ? shrunk_trace_path(c.path) : c.output;
-  if (Status st = write_trace_file(path, shrunk_trace); !st) {
+  const std::string path = c.output.empty() ? trace::shrunk_trace_path(c.path) : c.output;
+  if (Status st = trace::write_trace_file(path, shrunk_trace); !st) {
     err << fmt::format("{}: {}\n", c.program, st.message());
     return finish(c, p, err, st.exit_code());
   }
   out << fmt::format("\nshrunk trace written to {}\n", path);
   return finish(c, p, err, kExitFindings);
-}
-
-std::string shrunk_trace_path(std::string_view path) {
-  fs::path p(path);
-  fs::path name = p.filename();
-  if (name.empty()) return std::string(path) + ".shrunk";
-  const std::string ext = name.extension().string();
-  p.replace_filename(name.stem().string() + ".shrunk" + ext);
-  return p.string();
-}
-
-Status write_trace_file(const std::string& path, const trace::Trace& trace) {
-  const std::string text = trace::write_trace(trace);
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (file) file.write(text.data(), static_cast<std::streamsize>(text.size()));
-  if (file) file.close();
-  if (!file) {
-    return Status::environment(
-        fmt::format("cannot write trace file '{}': {}", path, std::strerror(errno)));
-  }
-  return Status::ok();
 }
 
 Status create_trace_dir(const std::string& dir) {
@@ -307,7 +285,7 @@ Result<std::vector<std::string>> write_finding_traces(
     trace::Trace t = finding_to_trace(report, f);
     for (const auto& [key, value] : extra_options) t.header.set_option(key, value);
     std::string path = (fs::path(dir) / finding_trace_file_name(i + 1, f)).string();
-    if (Status st = write_trace_file(path, t); !st) return st;
+    if (Status st = trace::write_trace_file(path, t); !st) return st;
     paths.push_back(std::move(path));
   }
   return paths;

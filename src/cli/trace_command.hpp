@@ -23,7 +23,7 @@ struct TraceCommand {
   std::string program;  // names the program in messages about the environment
   std::string path;     // the trace file, as given; names it in messages about the trace
   trace::Trace trace;   // as read from `path`
-  std::string output;   // shrink: where the shrunk trace goes; empty: shrunk_trace_path(path)
+  std::string output;  // shrink: where the shrunk trace goes; empty: trace::shrunk_trace_path(path)
   // shrink: set in the shrunk trace's header (the program's flags and trace options as used).
   std::vector<std::pair<std::string, std::string>> options;
 };
@@ -45,13 +45,6 @@ int replay_trace_command(const Model& model, const TraceCommand& command, std::o
 // (the failure still is a finding), or 2 or 3 as replay_trace_command does.
 int shrink_trace_command(const Model& model, const TraceCommand& command, std::ostream& out,
                          std::ostream& err);
-
-// Where `shrink` writes by default: ".shrunk" before the file name's extension
-// (dir/001-x.trace -> dir/001-x.shrunk.trace; a name without an extension gets ".shrunk" added).
-std::string shrunk_trace_path(std::string_view path);
-
-// Writes the trace's text to `path`, replacing the file. An environment Status names the file.
-Status write_trace_file(const std::string& path, const trace::Trace& trace);
 
 // Creates the --trace-dir directory (and its parents) unless it exists already.
 Status create_trace_dir(const std::string& dir);

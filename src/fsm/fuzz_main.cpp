@@ -5,7 +5,6 @@
 #include <chrono>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <random>
 
@@ -337,20 +336,11 @@ int FuzzCommandLine::Impl::shrink(const MachineCore& machine) {
         return replay_once(machine, candidate, &candidate_stats, true).signature() == signature;
       },
       {max_candidates}, &shrink_stats);
-  std::string out_path = output_path;
-  if (out_path.empty()) {  // x.trace -> x.shrunk.trace, as the explorer's shrink names it
-    const std::filesystem::path p(trace_path);
-    out_path = std::filesystem::path(p)
-                   .replace_filename(p.stem().string() + ".shrunk" + p.extension().string())
-                   .string();
-  }
-  {
-    std::ofstream out(out_path, std::ios::trunc);
-    out << trace::write_trace(shrunk);
-    if (!out) {
-      std::cerr << fmt::format("{}: cannot write the shrunk trace\n", out_path);
-      return kExitEnvironment;
-    }
+  const std::string out_path =
+      output_path.empty() ? trace::shrunk_trace_path(trace_path) : output_path;
+  if (Status st = trace::write_trace_file(out_path, shrunk); !st) {
+    std::cerr << program << ": " << st.message() << '\n';
+    return st.exit_code();
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

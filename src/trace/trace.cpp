@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
@@ -357,6 +358,26 @@ Result<Trace> read_trace_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return parse_trace(text.str(), path);
+}
+
+Status write_trace_file(const std::string& path, const Trace& trace) {
+  const std::string text = write_trace(trace);
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (file) file.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (file) file.close();
+  if (!file) {
+    return Status::environment(
+        fmt::format("cannot write trace file '{}': {}", path, std::strerror(errno)));
+  }
+  return Status::ok();
+}
+
+std::string shrunk_trace_path(std::string_view path) {
+  std::filesystem::path p(path);
+  const std::filesystem::path name = p.filename();
+  if (name.empty()) return std::string(path) + ".shrunk";
+  p.replace_filename(name.stem().string() + ".shrunk" + name.extension().string());
+  return p.string();
 }
 
 void TraceWriter::line(const std::string& text) {

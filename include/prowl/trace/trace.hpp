@@ -66,6 +66,12 @@ std::string quote_token(std::string_view token);
 Result<Trace> parse_trace(std::string_view text, std::string_view source = "<trace>");
 // Reads a trace file: an unreadable file is an invalid Status naming it.
 Result<Trace> read_trace_file(const std::string& path);
+// Writes write_trace(trace) to `path`, replacing the file. Failing is an environment Status
+// naming the file.
+Status write_trace_file(const std::string& path, const Trace& trace);
+// Where `shrink` writes by default: ".shrunk" before the file name's extension
+// (dir/001-x.trace -> dir/001-x.shrunk.trace; a name without an extension gets ".shrunk" added).
+std::string shrunk_trace_path(std::string_view path);
 
 // Streams a trace to a file descriptor one line at a time with write(2), so that each line is in
 // the file before the step it describes runs: a crash leaves a complete trace. Does not own the

@@ -149,6 +149,19 @@ TEST(TraceFormat, QuotesOnlyWhatNeedsIt) {
   EXPECT_EQ(quote_token("caf\xc3\xa9"), "\"caf\xc3\xa9\"");
 }
 
+TEST(TraceFiles, ShrunkTracesGoNextToTheTraceWithShrunkBeforeTheExtension) {
+  EXPECT_EQ(shrunk_trace_path("dir/001-x.trace"), "dir/001-x.shrunk.trace");
+  EXPECT_EQ(shrunk_trace_path("prowl-fuzz/001-finding/trace"),
+            "prowl-fuzz/001-finding/trace.shrunk");
+}
+
+TEST(TraceFiles, WritingToAnUnwritablePathIsAnEnvironmentFailure) {
+  Status st = write_trace_file("/nonexistent/x.trace", Trace{});
+  EXPECT_EQ(st.code(), StatusCode::kEnvironment);
+  EXPECT_EQ(st.message(),
+            "cannot write trace file '/nonexistent/x.trace': No such file or directory");
+}
+
 TEST(TraceWriter, WritesEachLineAsItComes) {
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
