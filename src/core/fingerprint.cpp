@@ -5,19 +5,6 @@
 #include <fmt/format.h>
 
 namespace prowl {
-namespace {
-
-inline std::uint64_t fmix(std::uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ULL;
-  k ^= k >> 33;
-  return k;
-}
-
-}  // namespace
-
 std::string Fingerprint::hex() const { return fmt::format("{:016x}{:016x}", hi, lo); }
 
 void Hasher::add_bytes_slow(const void* data, std::size_t size) {
@@ -49,30 +36,5 @@ Fingerprint Hasher::finish() const {
   }
   return detail::hash_finish(a_, b_, length_, fill_ != 0, k1, k2);
 }
-
-namespace detail {
-
-Fingerprint hash_finish(std::uint64_t a, std::uint64_t b, std::uint64_t length, bool has_tail,
-                        std::uint64_t k1, std::uint64_t k2) {
-  if (has_tail) {
-    k1 *= kHashC1;
-    k1 = rotl64(k1, 31) * kHashC2;
-    a ^= k1;
-    k2 *= kHashC2;
-    k2 = rotl64(k2, 33) * kHashC1;
-    b ^= k2;
-  }
-  a ^= length;
-  b ^= length * kHashC2;
-  a += b;
-  b += a;
-  a = fmix(a);
-  b = fmix(b);
-  a += b;
-  b += a;
-  return Fingerprint{a, b};
-}
-
-}  // namespace detail
 
 }  // namespace prowl

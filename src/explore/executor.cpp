@@ -33,9 +33,12 @@ Executor::Executor(const Model& model, World& world) : model_(model), world_(wor
   num_facts_ = sat.size();
   if (num_facts_ > 0) facts_of_ = std::move(fact);
   saturation_ = std::move(sat);
-  for (const auto& inv : model.invariants()) {
-    has_before_ = has_before_ || inv.before();
-    has_after_ = has_after_ || inv.after();
+  const auto& invariants = model.invariants();
+  object_ = model.typed_object(world);
+  for (std::size_t i = 0; i < invariants.size(); ++i) {
+    if (invariants[i].before()) before_.push_back(i);
+    if (invariants[i].after()) after_.push_back(i);
+    checks_.push_back(object_ ? model.typed_check(i) : TypedCheck{});
   }
   for (const Action& a : actions) {
     const bool other =
@@ -43,9 +46,19 @@ Executor::Executor(const Model& model, World& world) : model_(model), world_(wor
     gates_.push_back(
         {other, a.preconditions.data(), a.preconditions.data() + a.preconditions.size()});
     const auto id = static_cast<ActionId>(gates_.size() - 1);
-    (!other && model.has_typed_preconditions(id) ? typed_ : untyped_).push_back(id);
-    typed_run_.push_back(model.has_typed_run(id));
+    const std::size_t before = guards_.size();
+    if (object_ && !other && model.typed_guards(id, guards_)) {
+      typed_.push_back({id, static_cast<std::uint32_t>(guards_.size() - before)});
+    } else {
+      guards_.resize(before);
+      untyped_.push_back(id);
+    }
+    runs_.push_back(object_ ? model.typed_run(id) : TypedRun{});
   }
+  one_guard_each_ =
+      !typed_.empty() &&
+      std::all_of(typed_.begin(), typed_.end(), [](const TypedAction& t) { return t.guards == 1; });
+  enabled_buf_.resize(typed_.size());
   if (world.size() == 1) only_system_ = &world.system(0);
 }
 
@@ -92,7 +105,32 @@ void Executor::enabled_actions(std::span<const Fact> facts,
                                const std::vector<std::uint32_t>* run_counts,
                                std::vector<ActionId>& out) const {
   out.clear();
-  if (!typed_.empty()) model_.append_enabled_typed(world_, typed_, out);
+  if (one_guard_each_) {
+    // The common case: one typed guard per action, evaluated without branching on the answer.
+    // Everything in locals: the calls could change any memory the loop would otherwise reread.
+    ActionId* const first = enabled_buf_.data();
+    ActionId* next = first;
+    const TypedAction* const actions = typed_.data();
+    const TypedGuard* const guards = guards_.data();
+    const std::size_t n = typed_.size();
+    const void* const object = object_;
+    for (std::size_t i = 0; i < n; ++i) {
+      *next = actions[i].action;
+      next += guards[i].call(guards[i].fn, object);
+    }
+    out.assign(first, next);
+  } else {
+    const TypedGuard* g = guards_.data();
+    for (const TypedAction& t : typed_) {
+      const TypedGuard* const end = g + t.guards;
+      while (g != end && (*g)(object_)) ++g;
+      if (g == end) {
+        out.push_back(t.action);
+      } else {
+        g = end;
+      }
+    }
+  }
   if (untyped_.empty()) return;
   const std::size_t typed_enabled = out.size();
   const Context& ctx = world_.context();
@@ -122,14 +160,18 @@ void Executor::advance(std::span<const Fact> from, ActionId a, std::span<Fact> t
   if (f >= 0 && to[f] < saturation_[f]) ++to[f];
 }
 
-Outcome Executor::run(ActionId a, Rng rng) {
+Outcome Executor::run_untyped(ActionId a, Rng rng) {
   try {
-    if (typed_run_[a]) {
-      model_.run_typed(world_, a);
-      return Outcome{};
-    }
     Step step{world_, world_.context(), rng};
     return model_.actions()[a].run(step);
+  } catch (...) {
+    return caught();
+  }
+}
+
+Outcome Executor::caught() {
+  try {
+    throw;
   } catch (const std::exception& e) {
     return Outcome::error(e.what());
   } catch (...) {

@@ -5,6 +5,7 @@
 // state's identity, so dependencies hold per path, never globally. Not thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -38,20 +39,53 @@ class Executor {
   // Facts of the state reached from a state with `from` by running a.
   void advance(std::span<const Fact> from, ActionId a, std::span<Fact> to) const;
 
-  // Runs action a with the given step generator. Exceptions become Outcome::error.
-  Outcome run(ActionId a, Rng rng);
+  // Runs action a with the step generator make_rng() returns (called only if the action can
+  // draw). Exceptions become Outcome::error.
+  template <class MakeRng>
+  Outcome run(ActionId a, MakeRng&& make_rng) {
+    const TypedRun& typed = runs_[a];
+    if (typed) {
+      try {
+        typed(object_);
+        return Outcome{};
+      } catch (...) {
+        return caught();
+      }
+    }
+    return run_untyped(a, make_rng());
+  }
+  // Whether every action has a typed form (Model::typed_run).
+  bool all_typed_runs() const {
+    return std::all_of(runs_.begin(), runs_.end(), [](const TypedRun& r) { return bool(r); });
+  }
+  // Runs action a's typed form; false if it threw. REQUIRES: the action has one.
+  bool run_typed(ActionId a) {
+    try {
+      runs_[a](object_);
+      return true;
+    } catch (...) {
+      return false;
+    }
+  }
   // The fingerprint of the world's current state with these facts.
   Status fingerprint(std::span<const Fact> facts, Fingerprint& out) const;
 
-  bool has_before() const { return has_before_; }
-  bool has_after() const { return has_after_; }
+  bool has_before() const { return !before_.empty(); }
+  bool has_after() const { return !after_.empty(); }
   // Calls on_fail(invariant index, message) for each invariant of the given timing that fails.
   // An invariant that throws fails with the exception's message.
   template <class F>
   void check(bool before, F&& on_fail) const {
-    const auto& invs = model_.invariants();
-    for (std::size_t i = 0; i < invs.size(); ++i) {
-      if (before ? !invs[i].before() : !invs[i].after()) continue;
+    for (std::size_t i : before ? before_ : after_) {
+      const TypedCheck& typed = checks_[i];
+      if (typed) {
+        bool ok = false;
+        try {
+          ok = typed(object_);
+        } catch (...) {  // the check below throws again and says what
+        }
+        if (ok) continue;
+      }
       Check c = safe_check(i);
       if (!c.ok) on_fail(i, c.message);
     }
@@ -59,6 +93,9 @@ class Executor {
 
  private:
   Check safe_check(std::size_t i) const;
+  Outcome run_untyped(ActionId a, Rng rng);
+  // The current exception as Outcome::error.
+  static Outcome caught();
 
   // What enabledness must check for one action, precomputed so that the common case (only
   // preconditions) costs one loop over them.
@@ -71,18 +108,28 @@ class Executor {
   const Model& model_;
   World& world_;
   std::vector<Gate> gates_;
-  // Actions whose only gates are typed preconditions the model evaluates in bulk, and the rest.
-  std::vector<ActionId> typed_;
+  // The model's typed fast path (Model::typed_object): actions whose only gates are typed
+  // preconditions, with how many guards each has in guards_ (in the same order), and the rest.
+  void* object_ = nullptr;
+  struct TypedAction {
+    ActionId action;
+    std::uint32_t guards;
+  };
+  std::vector<TypedAction> typed_;
+  std::vector<TypedGuard> guards_;
+  bool one_guard_each_ = false;  // guards_[i] is the only guard of typed_[i]
+  mutable std::vector<ActionId> enabled_buf_;
   std::vector<ActionId> untyped_;
   mutable std::vector<ActionId> merge_scratch_;
-  std::vector<char> typed_run_;          // per action: the model runs it typed
+  std::vector<TypedRun> runs_;           // per action; empty: run the Action's code
+  std::vector<TypedCheck> checks_;       // per invariant; empty: run the Invariant's check
+  std::vector<std::size_t> before_;      // invariants checked before a step
+  std::vector<std::size_t> after_;       // and after it
   const System* only_system_ = nullptr;  // the world's system when it has exactly one
   std::size_t num_facts_ = 0;
   std::vector<int> facts_of_;           // action -> fact index or -1 (empty: nothing tracked)
   std::vector<Fact> saturation_;        // fact -> largest count kept
   std::vector<std::vector<int>> deps_;  // action -> fact indices that must be > 0
-  bool has_before_ = false;
-  bool has_after_ = false;
 };
 
 }  // namespace prowl::detail

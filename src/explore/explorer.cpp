@@ -82,21 +82,92 @@ struct Explorer::Impl {
   std::uint64_t step_seed(StateId s, ActionId a) const { return step_rng(s, a).seed(); }
 
   std::size_t actions_covered = 0;
+  bool observing = true;  // strategy.observes(), asked once
   // Batch fast path: the world is one byte-image system without state keys. Restoring is a
   // memcpy from the snapshot and the fingerprint is the bytes' hash, exactly as observe() would
   // give, without the planner, World and System layers in between.
   ByteImage image;
   System* image_system = nullptr;
+  FingerprintFn image_hash = nullptr;  // fingerprint_of for image.size
+  // The byte-image path where every action runs typed and nothing else is tracked (no facts,
+  // before-invariants or run limits): a state's actions run in run_image_state().
+  bool image_typed = false;
 
   // Byte-image path: writes s's snapshot into the live bytes and restores its context. False
   // when there is no byte image or s has no snapshot (then the planner must restore it).
   bool restore_image(StateId s) {
+    if (s == held.state) {
+      std::memcpy(image.live, held.bytes, image.size);
+      if (!image_typed) world->restore_context(held.snapshot);
+      return true;
+    }
+    if (image_typed) {
+      const unsigned char* bytes = stored_image(s);
+      if (bytes == nullptr) return false;
+      std::memcpy(image.live, bytes, image.size);
+      return true;
+    }
     const std::uint32_t snap = image.size ? planner->snapshot_of(s) : RestorePlanner::kNone;
     if (snap == RestorePlanner::kNone) return false;
     std::memcpy(image.live, image_system->snapshot_bytes(world->system_handle(snap, 0)),
                 image.size);
     world->restore_context(snap);
     return true;
+  }
+  // While a state's actions run back to back, its snapshot is looked up once. Only while no
+  // snapshot is saved or released: those may move the bytes.
+  struct Held {
+    StateId state = kNoState;
+    std::uint32_t snapshot = 0;
+    const unsigned char* bytes = nullptr;
+  } held;
+  void hold_image(StateId s) {
+    if (image_typed) {
+      if (const unsigned char* bytes = stored_image(s)) held = {s, 0, bytes};
+      return;
+    }
+    const std::uint32_t snap = image.size ? planner->snapshot_of(s) : RestorePlanner::kNone;
+    if (snap == RestorePlanner::kNone) return;
+    held = {s, snap, image_system->snapshot_bytes(world->system_handle(snap, 0))};
+  }
+
+  // On the typed byte-image path the context never changes, so a state's snapshot is its bytes
+  // alone, kept here rather than in the World: slot k holds image.size bytes at k * image.size.
+  struct ImageStore {
+    std::vector<unsigned char> bytes;
+    std::vector<std::uint32_t> free;
+    detail::ChunkedVector<std::uint32_t> slot_of;  // per state; kNoSlot once released
+  } store;
+  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+  const unsigned char* stored_image(StateId s) const {
+    if (s >= store.slot_of.size() || store.slot_of[s] == kNoSlot) return nullptr;
+    return store.bytes.data() + std::size_t{store.slot_of[s]} * image.size;
+  }
+  // Keeps the live bytes as state t's snapshot (the world is at t).
+  Status keep_state(StateId t) {
+    if (!image_typed) return planner->discovered(t);
+    std::uint32_t slot;
+    if (!store.free.empty()) {
+      slot = store.free.back();
+      store.free.pop_back();
+    } else {
+      slot = static_cast<std::uint32_t>(store.bytes.size() / image.size);
+      store.bytes.resize(store.bytes.size() + image.size);
+    }
+    std::memcpy(store.bytes.data() + std::size_t{slot} * image.size, image.live, image.size);
+    store.slot_of.resize(std::max<std::size_t>(store.slot_of.size(), t + 1), kNoSlot);
+    store.slot_of[t] = slot;
+    return Status::ok();
+  }
+  // Frees state s's snapshot: nothing will run from s again.
+  void drop_state(StateId s) {
+    if (!image_typed) {
+      planner->release(s);
+      return;
+    }
+    if (s >= store.slot_of.size() || store.slot_of[s] == kNoSlot) return;
+    store.free.push_back(store.slot_of[s]);
+    store.slot_of[s] = kNoSlot;
   }
 
   // Records that invariant i fails in state s; false if it was known.
@@ -109,6 +180,12 @@ struct Explorer::Impl {
   Status expand(StateId s);
   // Runs a pair the graph already has marked explored.
   Status run_pair(Pair pick, bool batch, Executed& item);
+  // Batch mode on the typed byte-image path (image_typed), with s held: runs every one of
+  // `actions` from s into items[n...], advancing n.
+  Status run_image_state(StateId s, std::span<const ActionId> actions, std::vector<Executed>& items,
+                         std::size_t& n);
+  // Counts a step that ran in the stats and the coverage.
+  void count_step(ActionId a, Outcome::Kind kind);
   Status commit(Executed& item, bool batch);
   void record(Pending p);
   Status replay_edge(StateId from, ActionId a, StateId to);
@@ -157,7 +234,7 @@ Status Explorer::Impl::init() {
 }
 
 Status Explorer::Impl::replay_edge(StateId from, ActionId a, StateId to) {
-  Outcome out = exec->run(a, step_rng(from, a));
+  Outcome out = exec->run(a, [&] { return step_rng(from, a); });
   if (out.kind == Outcome::Kind::kError || out.kind == Outcome::Kind::kSkipped) {
     return Status::internal(fmt::format("replaying '{}' failed: {}", model.actions()[a].name,
                                         out.message.empty() ? "skipped" : out.message));
@@ -181,7 +258,7 @@ Status Explorer::Impl::expand(StateId s) {
   graph->set_enabled(s, enabled_scratch);
   for (ActionId a : enabled_scratch) ++coverage[a].enabled;
   strategy.notify(*graph, s, enabled_scratch);
-  if (enabled_scratch.empty()) planner->release(s);
+  if (enabled_scratch.empty()) drop_state(s);
   return Status::ok();
 }
 
@@ -247,6 +324,55 @@ Result<Finding> Explorer::Impl::materialize(const Pending& p) {
   return f;
 }
 
+void Explorer::Impl::count_step(ActionId a, Outcome::Kind kind) {
+  ++stats.steps;
+  ActionCoverage& cov = coverage[a];
+  if (cov.executed++ == 0) ++actions_covered;
+  ++run_counts[a];
+  switch (kind) {
+    case Outcome::Kind::kOk:
+      ++cov.ok;
+      break;
+    case Outcome::Kind::kRejected:
+      ++cov.rejected;
+      break;
+    case Outcome::Kind::kError:
+      ++cov.errors;
+      break;
+    case Outcome::Kind::kSkipped:
+      break;
+  }
+}
+
+Status Explorer::Impl::run_image_state(StateId s, std::span<const ActionId> actions,
+                                       std::vector<Executed>& items, std::size_t& n) {
+  PROWL_CHECK(held.state == s, "run_image_state() without the state's bytes held");
+  const unsigned char* const source = held.bytes;
+  unsigned char* const live = image.live;
+  const std::size_t size = image.size;
+  for (ActionId a : actions) {
+    Executed& item = items[n];
+    std::memcpy(live, source, size);  // typed actions leave the context as it is
+    if (!exec->run_typed(a)) {
+      // It threw: run it again the general way, which records the error.
+      if (Status st = run_pair({s, a}, /*batch=*/true, item); !st) return st;
+      if (item.ran) ++n;
+      continue;
+    }
+    item.pair = {s, a};
+    item.ran = true;
+    item.error = false;
+    item.violation = false;
+    item.kind = Outcome::Kind::kOk;
+    count_step(a, Outcome::Kind::kOk);
+    item.fp = image_hash(live, size);
+    graph->prefetch(item.fp);
+    ++n;
+  }
+  planner->invalidate();  // the world is at a state the graph does not know yet
+  return Status::ok();
+}
+
 Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
   const auto [s, a] = pick;
   item.pair = pick;
@@ -266,7 +392,7 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
     const ActionId last = graph->parent_action(s);
     record({FindingKind::kNondeterminism, last == kNoAction ? a : last, kNoState, kNoAction, s,
             st.message(), graph->depth(s)});
-    strategy.observe(*graph, {pick, kNoState, false, true});
+    if (observing) strategy.observe(*graph, {pick, kNoState, false, true});
     return Status::ok();
   }
   if (exec->has_before()) {
@@ -277,26 +403,21 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
       }
     });
   }
-  Outcome out = exec->run(a, step_rng(s, a));
+  Outcome out = exec->run(a, [&] { return step_rng(s, a); });
   if (out.kind == Outcome::Kind::kSkipped) {
     if (!batch && !graph->has_unexplored(s)) planner->release(s);
     return Status::ok();
   }
   item.ran = true;
   item.kind = out.kind;
-  ++stats.steps;
-  ActionCoverage& cov = coverage[a];
-  if (cov.executed++ == 0) ++actions_covered;
-  ++run_counts[a];
+  count_step(a, out.kind);
   if (out.kind == Outcome::Kind::kError) {
-    ++cov.errors;
     item.error = true;
     item.violation = true;
     record({FindingKind::kActionError, a, s, a, kNoState, out.message, graph->depth(s) + 1});
     planner->invalidate();
     return Status::ok();
   }
-  ++(out.kind == Outcome::Kind::kOk ? cov.ok : cov.rejected);
   std::span<const detail::Fact> target_facts;
   if (nf > 0) {
     item.facts.resize(nf);
@@ -305,7 +426,7 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
   }
   if (image.size) {
     if (target_facts.empty()) {
-      item.fp = fingerprint_of(image.live, image.size);
+      item.fp = image_hash(image.live, image.size);
     } else {
       Hasher h;
       h.add_bytes(image.live, image.size);
@@ -327,7 +448,7 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
 Status Explorer::Impl::commit(Executed& item, bool batch) {
   const auto [s, a] = item.pair;
   if (item.error) {
-    strategy.observe(*graph, {item.pair, kNoState, false, true});
+    if (observing) strategy.observe(*graph, {item.pair, kNoState, false, true});
     if (!batch && !graph->has_unexplored(s)) planner->release(s);
     return Status::ok();
   }
@@ -344,11 +465,11 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
       } else if (Status st = planner->go_to(s); !st) {
         return st;
       }
-      Outcome again = exec->run(a, step_rng(s, a));
+      Outcome again = exec->run(a, [&] { return step_rng(s, a); });
       Fingerprint fp;
       reached = again.kind != Outcome::Kind::kError && again.kind != Outcome::Kind::kSkipped;
       if (reached && image.size && nf == 0) {
-        reached = fingerprint_of(image.live, image.size) == item.fp;
+        reached = image_hash(image.live, image.size) == item.fp;
       } else if (reached) {
         if (Status st = exec->fingerprint(item.facts, fp); !st) return st;
         reached = fp == item.fp;
@@ -366,7 +487,7 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
     }
     if (reached) {
       planner->moved(t);
-      if (Status st = planner->discovered(t); !st) return st;
+      if (Status st = keep_state(t); !st) return st;
     }
   } else if (!batch) {
     planner->moved(t);
@@ -405,7 +526,7 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
       strategy.notify(*graph, t, {});
     }
   }
-  strategy.observe(*graph, {item.pair, t, is_new, violation});
+  if (observing) strategy.observe(*graph, {item.pair, t, is_new, violation});
   if (!batch && !graph->has_unexplored(s)) planner->release(s);
   return Status::ok();
 }
@@ -413,6 +534,7 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
 Result<RunReport> Explorer::Impl::run() {
   const auto start = Clock::now();
   if (Status st = init(); !st) return st;
+  observing = strategy.observes();
   Fingerprint root_fp;
   if (Status st = exec->fingerprint(std::vector<detail::Fact>(nf, 0), root_fp); !st) return st;
   graph->add(root_fp, kNoState, kNoAction);
@@ -439,6 +561,13 @@ Result<RunReport> Explorer::Impl::run() {
   if (batch && world->size() == 1 && model.state_keys().empty()) {
     image_system = &world->system(0);
     image = image_system->byte_image();
+    image_hash = fingerprint_fn(image.size);
+    image_typed = image.size != 0 && nf == 0 && !exec->has_before() && !any_run_limit &&
+                  exec->all_typed_runs();
+    // From here on the explorer keeps the snapshots; the world is still at the initial state.
+    if (image_typed && graph->has_unexplored(0)) {
+      if (Status st = keep_state(0); !st) return st;
+    }
   }
   const std::size_t batch_size = batch ? std::min<std::size_t>(strategy.lookahead(), 64) : 1;
   // A strategy that expands whole states hands out states rather than pairs; a batch then ends
@@ -490,13 +619,19 @@ Result<RunReport> Explorer::Impl::run() {
                   fmt::format("strategy '{}' picked an unknown state", strategy.name()));
       state_actions.clear();
       graph->take_unexplored(*s, state_actions);
-      for (ActionId a : state_actions) {
-        Executed& item = items[n];
-        if (Status st = run_pair({*s, a}, batch, item); !st) return st;
-        if (!item.ran) continue;
-        graph->prefetch(item.fp);
-        ++n;
+      hold_image(*s);
+      if (image_typed && held.state == *s) {
+        if (Status st = run_image_state(*s, state_actions, items, n); !st) return st;
+      } else {
+        for (ActionId a : state_actions) {
+          Executed& item = items[n];
+          if (Status st = run_pair({*s, a}, batch, item); !st) return st;
+          if (!item.ran) continue;
+          graph->prefetch(item.fp);
+          ++n;
+        }
       }
+      held = {};
       unran.push_back(*s);
     }
     while (!whole_states && taken < want) {
@@ -532,7 +667,7 @@ Result<RunReport> Explorer::Impl::run() {
         for (std::size_t i = 0; i < n; ++i) unran.push_back(items[i].pair.state);
       }
       for (StateId src : unran) {
-        if (!graph->has_unexplored(src)) planner->release(src);
+        if (!graph->has_unexplored(src)) drop_state(src);
       }
       unran.clear();
     }

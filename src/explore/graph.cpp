@@ -15,7 +15,7 @@ inline std::uint64_t tag_of(const Fingerprint& fp) { return fp.hi >> 32; }
 Graph::Graph(std::size_t num_actions)
     : num_actions_(num_actions),
       words_(std::max<std::size_t>(1, (num_actions + 63) / 64)),
-      slots_(kInitialSlots, 0),
+      slots_(kInitialSlots),
       mask_(kInitialSlots - 1) {}
 
 std::size_t Graph::slot_of(const Fingerprint& fp) const {
@@ -89,9 +89,8 @@ void Graph::unlayer() {
 }
 
 void Graph::grow() {
-  std::vector<std::uint64_t> old;
-  old.swap(slots_);
-  slots_.assign(old.size() * 2, 0);
+  detail::HugeArray<std::uint64_t> old = std::move(slots_);
+  slots_ = detail::HugeArray<std::uint64_t>(old.size() * 2);
   mask_ = slots_.size() - 1;
   for (std::uint64_t slot : old) {
     if (slot == 0) continue;
@@ -100,11 +99,6 @@ void Graph::grow() {
     while (slots_[i] != 0) i = (i + 1) & mask_;
     slots_[i] = slot;
   }
-}
-
-void Graph::add_transition(StateId from, ActionId action, StateId to) {
-  ++transitions_;
-  if (record_edges_) edges_.push_back({from, action, to});
 }
 
 std::vector<Pair> Graph::path_to(StateId s) const {
@@ -120,6 +114,18 @@ std::vector<Pair> Graph::path_to(StateId s) const {
 
 void Graph::set_enabled(StateId s, std::span<const ActionId> actions) {
   const std::size_t base = static_cast<std::size_t>(s) * words_;
+  if (words_ == 1) {  // up to 64 actions: build the word, then store it once
+    std::uint64_t& word = masks_[base];
+    if (word != 0) unexplored_ -= static_cast<std::uint64_t>(std::popcount(word));
+    std::uint64_t bits = 0;
+    for (ActionId a : actions) {
+      const std::uint64_t bit = std::uint64_t{1} << a;
+      unexplored_ += (bits & bit) == 0;
+      bits |= bit;
+    }
+    word = bits;
+    return;
+  }
   // std::popcount is a library call on the baseline x86-64 target: count only non-zero words.
   for (std::size_t w = 0; w < words_; ++w) {
     if (masks_[base + w] == 0) continue;
@@ -179,8 +185,7 @@ ActionId Graph::next_unexplored(StateId s, ActionId from) const {
 std::size_t Graph::memory_bytes() const {
   return fps_.memory_bytes() + parents_.memory_bytes() + actions_.memory_bytes() +
          depths_.memory_bytes() + layer_start_.capacity() * sizeof(StateId) +
-         masks_.memory_bytes() + slots_.size() * sizeof(std::uint64_t) +
-         edges_.capacity() * sizeof(Edge);
+         masks_.memory_bytes() + slots_.mapped_bytes() + edges_.capacity() * sizeof(Edge);
 }
 
 }  // namespace prowl

@@ -51,7 +51,7 @@ Result<ReplayResult> Replayer::run(std::span<const TraceStep> steps, bool keep_g
       result.error_step = i + 1;
       return result;
     }
-    Outcome out = exec.run(a, Rng(step.seed));
+    Outcome out = exec.run(a, [&] { return Rng(step.seed); });
     if (out.kind == Outcome::Kind::kSkipped) {
       // Listed, so that executed[i] stays the outcome of steps[i].
       result.executed.push_back({step.action, step.seed, "skipped", out.message});

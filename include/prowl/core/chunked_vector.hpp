@@ -1,11 +1,13 @@
 // ChunkedVector<T>: a growable array stored in fixed-size chunks, so that growing never copies or
 // moves existing elements (no 2x peak while reallocating, stable references). For the per-state
-// tables of the explored graph. Not thread-safe.
+// tables of the explored graph. Chunks are HugeArrays: a chunk of 2 MiB or more (kChunkBits chosen
+// for it) is backed by transparent huge pages where the kernel allows. Not thread-safe.
 #pragma once
 
 #include <cstddef>
-#include <memory>
 #include <vector>
+
+#include "prowl/core/huge_array.hpp"
 
 namespace prowl::detail {
 
@@ -20,7 +22,7 @@ class ChunkedVector {
 
   void push_back(const T& value) {
     if ((size_ & (kChunk - 1)) == 0 && (size_ >> kChunkBits) == chunks_.size()) {
-      chunks_.push_back(std::make_unique_for_overwrite<T[]>(kChunk));
+      chunks_.emplace_back(kChunk);
     }
     (*this)[size_++] = value;
   }
@@ -36,7 +38,7 @@ class ChunkedVector {
   std::size_t memory_bytes() const { return chunks_.size() * kChunk * sizeof(T); }
 
  private:
-  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::vector<HugeArray<T>> chunks_;
   std::size_t size_ = 0;
 };
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 namespace prowl {
 
@@ -42,9 +43,36 @@ inline void hash_block(std::uint64_t& a, std::uint64_t& b, std::uint64_t k1, std
   b = b * 5 + 0x38495ab5;
 }
 
+inline std::uint64_t fmix64(std::uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return k;
+}
+
 // The last, partial block (zero-padded), the length, and the final mixing.
-Fingerprint hash_finish(std::uint64_t a, std::uint64_t b, std::uint64_t length, bool has_tail,
-                        std::uint64_t k1, std::uint64_t k2);
+inline Fingerprint hash_finish(std::uint64_t a, std::uint64_t b, std::uint64_t length,
+                               bool has_tail, std::uint64_t k1, std::uint64_t k2) {
+  if (has_tail) {
+    k1 *= kHashC1;
+    k1 = rotl64(k1, 31) * kHashC2;
+    a ^= k1;
+    k2 *= kHashC2;
+    k2 = rotl64(k2, 33) * kHashC1;
+    b ^= k2;
+  }
+  a ^= length;
+  b ^= length * kHashC2;
+  a += b;
+  b += a;
+  a = fmix64(a);
+  b = fmix64(b);
+  a += b;
+  b += a;
+  return Fingerprint{a, b};
+}
 }  // namespace detail
 
 // A streaming 128-bit hash over 16-byte blocks with two 64-bit lanes (Murmur3-style block mixing,
@@ -114,18 +142,19 @@ class Hasher {
   unsigned char buffer_[16] = {};
 };
 
-// Fingerprint of a single contiguous byte range: the same as a Hasher given these bytes, without
-// the streaming buffer (the explorer's hot path for in-memory states).
-inline Fingerprint fingerprint_of(const void* data, std::size_t size, std::uint64_t seed = 0) {
+namespace detail {
+// The body of fingerprint_of(), always inlined so that a constant size unrolls it.
+[[gnu::always_inline]] inline Fingerprint fingerprint_bytes(const void* data, std::size_t size,
+                                                            std::uint64_t seed) {
   const auto* p = static_cast<const unsigned char*>(data);
-  std::uint64_t a = seed ^ detail::kHashSeedA;
-  std::uint64_t b = seed ^ detail::kHashSeedB;
+  std::uint64_t a = seed ^ kHashSeedA;
+  std::uint64_t b = seed ^ kHashSeedB;
   std::size_t n = size;
   for (; n >= 16; p += 16, n -= 16) {
     std::uint64_t k1, k2;
     std::memcpy(&k1, p, 8);
     std::memcpy(&k2, p + 8, 8);
-    detail::hash_block(a, b, k1, k2);
+    hash_block(a, b, k1, k2);
   }
   std::uint64_t k1 = 0, k2 = 0;
   if (n != 0) {
@@ -134,7 +163,44 @@ inline Fingerprint fingerprint_of(const void* data, std::size_t size, std::uint6
     std::memcpy(&k1, tail, 8);
     std::memcpy(&k2, tail + 8, 8);
   }
-  return detail::hash_finish(a, b, size, n != 0, k1, k2);
+  return hash_finish(a, b, size, n != 0, k1, k2);
+}
+}  // namespace detail
+
+// Fingerprint of a single contiguous byte range: the same as a Hasher given these bytes, without
+// the streaming buffer (the explorer's hot path for in-memory states).
+inline Fingerprint fingerprint_of(const void* data, std::size_t size, std::uint64_t seed = 0) {
+  return detail::fingerprint_bytes(data, size, seed);
+}
+
+// fingerprint_of() for a size known at compile time: the loop unrolled and the tail's copy
+// fixed, so that it compiles to straight-line code. Same result as fingerprint_of(data, N).
+template <std::size_t N>
+Fingerprint fingerprint_of_fixed(const void* data) {
+  return detail::fingerprint_bytes(data, N, 0);
+}
+
+// The fingerprint function of a fixed-size byte range: fingerprint_of_fixed<size> for sizes up to
+// kMaxFixedFingerprint, fingerprint_of otherwise (through a wrapper with the same signature).
+using FingerprintFn = Fingerprint (*)(const void* data, std::size_t size);
+inline constexpr std::size_t kMaxFixedFingerprint = 64;
+namespace detail {
+template <std::size_t N>
+Fingerprint fixed_thunk(const void* data, std::size_t /*size*/) {
+  return fingerprint_of_fixed<N>(data);
+}
+inline Fingerprint general_thunk(const void* data, std::size_t size) {
+  return fingerprint_of(data, size);
+}
+template <std::size_t... N>
+constexpr FingerprintFn pick_fingerprint_fn(std::size_t size, std::index_sequence<N...>) {
+  FingerprintFn fn = &general_thunk;
+  ((fn = size == N + 1 ? &fixed_thunk<N + 1> : fn), ...);
+  return fn;
+}
+}  // namespace detail
+inline FingerprintFn fingerprint_fn(std::size_t size) {
+  return detail::pick_fingerprint_fn(size, std::make_index_sequence<kMaxFixedFingerprint>{});
 }
 
 }  // namespace prowl

@@ -13,6 +13,7 @@
 
 #include "prowl/core/chunked_vector.hpp"
 #include "prowl/core/fingerprint.hpp"
+#include "prowl/core/huge_array.hpp"
 #include "prowl/core/ids.hpp"
 #include "prowl/world/state_tree.hpp"
 
@@ -48,7 +49,10 @@ class Graph final : public StateTree {
   }
 
   // Counts one executed transition and, when edges are recorded, keeps it.
-  void add_transition(StateId from, ActionId action, StateId to);
+  void add_transition(StateId from, ActionId action, StateId to) {
+    ++transitions_;
+    if (record_edges_) edges_.push_back({from, action, to});
+  }
   void record_edges(bool on) { record_edges_ = on; }
   const std::vector<Edge>& edges() const { return edges_; }
 
@@ -87,7 +91,7 @@ class Graph final : public StateTree {
 
   std::size_t num_actions_;
   std::size_t words_;
-  detail::ChunkedVector<Fingerprint> fps_;
+  detail::ChunkedVector<Fingerprint, 17> fps_;  // 2 MiB chunks: looked up at random
   detail::ChunkedVector<StateId> parents_;
   detail::ChunkedVector<ActionId> actions_;
   detail::ChunkedVector<std::uint32_t> depths_;  // when not layered_
@@ -96,7 +100,7 @@ class Graph final : public StateTree {
   mutable StateId layer_cache_state_ = kNoState;  // the last lookup: states come in runs
   mutable std::uint32_t layer_cache_depth_ = 0;
   detail::ChunkedVector<std::uint64_t> masks_;
-  std::vector<std::uint64_t> slots_;  // 0 empty; else (tag << 32) | (id + 1)
+  detail::HugeArray<std::uint64_t> slots_;  // 0 empty; else (tag << 32) | (id + 1)
   std::size_t mask_;
   std::uint64_t transitions_ = 0;
   std::uint64_t unexplored_ = 0;

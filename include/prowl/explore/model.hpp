@@ -18,6 +18,19 @@ namespace prowl {
 
 class Model;
 
+// A typed call over a model's object (see Model::typed_object): call(fn, object), where fn is the
+// model's callable. Empty when call is null.
+template <class R, class Object>
+struct TypedCall {
+  R (*call)(void* fn, Object* object) = nullptr;
+  void* fn = nullptr;
+  explicit operator bool() const { return call != nullptr; }
+  R operator()(Object* object) const { return call(fn, object); }
+};
+using TypedGuard = TypedCall<bool, const void>;
+using TypedRun = TypedCall<void, void>;
+using TypedCheck = TypedCall<bool, const void>;
+
 // Setters shared by the generic and the typed action builders.
 template <class Self>
 class ActionBuilderBase {
@@ -131,20 +144,25 @@ class Model {
   // The id of the named action, or kNoAction.
   ActionId find_action(std::string_view name) const;
 
-  // An optional fast path for the explorer's hot loop. A model whose preconditions read only
-  // one typed object (ObjectModel) can evaluate those of many actions in one call:
-  // has_typed_preconditions(a) says whether action a's preconditions can be evaluated so, and
-  // append_enabled_typed() appends to `out`, in the given order, each of `actions` (all with
-  // typed preconditions) whose preconditions hold in `world`. Same answers as the preconditions.
-  virtual bool has_typed_preconditions(ActionId /*a*/) const { return false; }
-  virtual void append_enabled_typed(const World& /*world*/, std::span<const ActionId> /*actions*/,
-                                    std::vector<ActionId>& /*out*/) const {}
-
-  // Likewise for running: has_typed_run(a) says that action a's code only changes one typed
-  // object and always succeeds unless it throws (ObjectModel's run(T&) returning void), and
-  // run_typed() runs it on the world. Same effect as the Action's run.
-  virtual bool has_typed_run(ActionId /*a*/) const { return false; }
-  virtual void run_typed(World& /*world*/, ActionId /*a*/) const {}
+  // An optional fast path for the explorer's hot loop, for models whose actions and invariants
+  // read and change one typed object (ObjectModel): plain function pointers over that object,
+  // without World, Context, Step or std::function in between. Each has exactly the answers and
+  // effects of the Action's or Invariant's own code; the explorer falls back to that code
+  // wherever a typed form is missing.
+  //
+  // typed_object(): the object in a world this model built (nullptr: no typed fast path).
+  // typed_guards(): appends action a's preconditions to `out` and returns true when every one of
+  //   them has a typed form; false (and `out` unspecified) otherwise.
+  // typed_run(): action a's code when it only changes the object and always succeeds unless it
+  //   throws (ObjectModel's run(T&) returning void); empty otherwise.
+  // typed_check(): invariant i's check when it reads only the object and returns bool (failing
+  //   with its default message); empty otherwise.
+  virtual void* typed_object(World& /*world*/) const { return nullptr; }
+  virtual bool typed_guards(ActionId /*a*/, std::vector<TypedGuard>& /*out*/) const {
+    return false;
+  }
+  virtual TypedRun typed_run(ActionId /*a*/) const { return {}; }
+  virtual TypedCheck typed_check(std::size_t /*invariant*/) const { return {}; }
 
   // Checks the model: at least one action, unique names, known dependencies, positive weights,
   // code to run and to check, a world. The message names the offending action or invariant.

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <type_traits>
 #include <typeinfo>
 #include <vector>
@@ -65,9 +66,15 @@ class ObjectActionBuilder : public ActionBuilderBase<ObjectActionBuilder<T>> {
   template <class F>
   ObjectActionBuilder& run(F fn) {
     constexpr bool kTyped = std::is_invocable_v<F&, T&> && !std::is_invocable_v<F&, T&, Context&>;
-    std::function<void(T&)> typed;
+    auto* model = static_cast<ObjectModel<T>*>(this->model_);
     if constexpr (kTyped) {
-      if constexpr (std::is_void_v<std::invoke_result_t<F&, T&>>) typed = fn;
+      if constexpr (std::is_void_v<std::invoke_result_t<F&, T&>>) {
+        model->set_typed_run(this->index_, fn);
+      } else {
+        model->clear_typed_run(this->index_);
+      }
+    } else {
+      model->clear_typed_run(this->index_);
     }
     this->action().run = [fn = std::move(fn)](Step& s) -> Outcome {
       T& obj = ObjectModel<T>::object(s.world);
@@ -99,9 +106,9 @@ class ObjectActionBuilder : public ActionBuilderBase<ObjectActionBuilder<T>> {
         }
       }
     };
-    // Kept twice: as the Action's code, and typed for the explorer's fast path.
-    static_cast<ObjectModel<T>*>(this->model_)
-        ->set_typed_run(this->index_, std::move(typed), this->action().run.target_type());
+    // Kept twice: as the Action's code, and (above) typed for the explorer's fast path, which
+    // uses the typed copy only while the Action's code is still the one installed here.
+    model->note_run_installed(this->index_, this->action().run.target_type());
     return *this;
   }
 };
@@ -114,6 +121,16 @@ class ObjectInvariantBuilder : public InvariantBuilderBase<ObjectInvariantBuilde
   template <class F>
   ObjectInvariantBuilder& check(F fn) {
     std::string name = this->invariant().name;
+    auto* model = static_cast<ObjectModel<T>*>(this->model_);
+    if constexpr (!std::is_invocable_v<F&, const T&, const Context&>) {
+      if constexpr (std::is_same_v<std::invoke_result_t<F&, const T&>, bool>) {
+        model->set_typed_check(this->index_, fn);
+      } else {
+        model->clear_typed_check(this->index_);
+      }
+    } else {
+      model->clear_typed_check(this->index_);
+    }
     this->invariant().check = [fn = std::move(fn), name](const World& w,
                                                          const Context& c) -> Check {
       const T& obj = ObjectModel<T>::object(w);
@@ -130,6 +147,7 @@ class ObjectInvariantBuilder : public InvariantBuilderBase<ObjectInvariantBuilde
         return r;
       }
     };
+    model->note_check_installed(this->index_, this->invariant().check.target_type());
     return *this;
   }
 };
@@ -157,51 +175,73 @@ class ObjectModel : public Model {
     return {*this, add_invariant(std::move(name))};
   }
 
-  bool has_typed_preconditions(ActionId a) const override {
+  void* typed_object(World& world) const override { return &object(world); }
+  bool typed_guards(ActionId a, std::vector<TypedGuard>& out) const override {
     // A precondition added to the Action directly, not through when(), has no typed copy.
     const std::size_t typed = a < typed_counts_.size() ? typed_counts_[a] : 0;
-    return typed == actions()[a].preconditions.size();
+    if (typed != actions()[a].preconditions.size()) return false;
+    auto first = std::lower_bound(typed_guards_.begin(), typed_guards_.end(), a,
+                                  [](const ActionGuard& g, ActionId x) { return g.action < x; });
+    for (; first != typed_guards_.end() && first->action == a; ++first) out.push_back(first->call);
+    return true;
   }
-  void append_enabled_typed(const World& world, std::span<const ActionId> which,
-                            std::vector<ActionId>& out) const override {
-    const T& obj = object(world);
-    // Both `which` and typed_guards_ are in increasing action order: walk them together.
-    const TypedGuard* g = typed_guards_.data();
-    const TypedGuard* const end = g + typed_guards_.size();
-    for (ActionId a : which) {
-      while (g != end && g->action < a) ++g;
-      bool ok = true;
-      for (; g != end && g->action == a; ++g) {
-        if (!g->fn(obj)) {
-          ok = false;
-          break;
-        }
-      }
-      if (ok) out.push_back(a);
-    }
-  }
-  bool has_typed_run(ActionId a) const override {
+  TypedRun typed_run(ActionId a) const override {
     // Only while the Action's code is still the one run() installed with this copy.
-    return a < typed_runs_.size() && typed_runs_[a].fn &&
-           *typed_runs_[a].installed == actions()[a].run.target_type();
+    if (a >= typed_runs_.size() || !typed_runs_[a].call || !typed_runs_[a].installed) return {};
+    return *typed_runs_[a].installed == actions()[a].run.target_type() ? typed_runs_[a].call
+                                                                       : TypedRun{};
   }
-  void run_typed(World& world, ActionId a) const override { typed_runs_[a].fn(object(world)); }
+  TypedCheck typed_check(std::size_t i) const override {
+    if (i >= typed_checks_.size() || !typed_checks_[i].call || !typed_checks_[i].installed) {
+      return {};
+    }
+    return *typed_checks_[i].installed == invariants()[i].check.target_type()
+               ? typed_checks_[i].call
+               : TypedCheck{};
+  }
 
-  // Used by the builders: the typed copies of when(const T&) and run(T&). `installed` is the
-  // type of the Action's code that run() installed along with `fn`.
-  void set_typed_run(std::size_t action, std::function<void(T&)> fn,
-                     const std::type_info& installed) {
-    if (typed_runs_.size() <= action) typed_runs_.resize(action + 1);
-    typed_runs_[action] = {std::move(fn), &installed};
-  }
+  // Used by the builders: the typed copies of when(const T&), run(T&) and check(const T&).
   template <class F>
   void add_typed_guard(std::size_t action, F fn) {
     const auto a = static_cast<ActionId>(action);
+    TypedGuard call{[](void* f, const void* obj) -> bool {
+                      return (*static_cast<F*>(f))(*static_cast<const T*>(obj));
+                    },
+                    keep(std::move(fn))};
     auto at = std::upper_bound(typed_guards_.begin(), typed_guards_.end(), a,
-                               [](ActionId x, const TypedGuard& g) { return x < g.action; });
-    typed_guards_.insert(at, TypedGuard{a, std::move(fn)});
+                               [](ActionId x, const ActionGuard& g) { return x < g.action; });
+    typed_guards_.insert(at, ActionGuard{a, call});
     if (typed_counts_.size() <= action) typed_counts_.resize(action + 1, 0);
     ++typed_counts_[action];
+  }
+  template <class F>
+  void set_typed_run(std::size_t action, F fn) {
+    if (typed_runs_.size() <= action) typed_runs_.resize(action + 1);
+    typed_runs_[action].call = {
+        [](void* f, void* obj) { (*static_cast<F*>(f))(*static_cast<T*>(obj)); },
+        keep(std::move(fn))};
+    typed_runs_[action].installed = nullptr;
+  }
+  void clear_typed_run(std::size_t action) {
+    if (action < typed_runs_.size()) typed_runs_[action] = {};
+  }
+  void note_run_installed(std::size_t action, const std::type_info& installed) {
+    if (action < typed_runs_.size()) typed_runs_[action].installed = &installed;
+  }
+  template <class F>
+  void set_typed_check(std::size_t invariant, F fn) {
+    if (typed_checks_.size() <= invariant) typed_checks_.resize(invariant + 1);
+    typed_checks_[invariant].call = {[](void* f, const void* obj) -> bool {
+                                       return (*static_cast<F*>(f))(*static_cast<const T*>(obj));
+                                     },
+                                     keep(std::move(fn))};
+    typed_checks_[invariant].installed = nullptr;
+  }
+  void clear_typed_check(std::size_t invariant) {
+    if (invariant < typed_checks_.size()) typed_checks_[invariant] = {};
+  }
+  void note_check_installed(std::size_t invariant, const std::type_info& installed) {
+    if (invariant < typed_checks_.size()) typed_checks_[invariant].installed = &installed;
   }
 
   // The object inside a world built by this model.
@@ -211,19 +251,33 @@ class ObjectModel : public Model {
   }
 
  private:
+  // Keeps a typed callable alive for as long as any copy of the model.
+  template <class F>
+  void* keep(F fn) {
+    auto owned = std::make_shared<F>(std::move(fn));
+    void* raw = owned.get();
+    closures_.push_back(std::move(owned));
+    return raw;
+  }
+
+  std::vector<std::shared_ptr<void>> closures_;
   // The preconditions added with when(const T&), typed, by action (in order of addition within
   // one action), and how many each action has.
-  struct TypedGuard {
+  struct ActionGuard {
     ActionId action;
-    std::function<bool(const T&)> fn;
+    TypedGuard call;
   };
-  std::vector<TypedGuard> typed_guards_;
+  std::vector<ActionGuard> typed_guards_;
   std::vector<std::uint32_t> typed_counts_;
-  struct TypedRun {
-    std::function<void(T&)> fn;
+  // The typed copies of run(T&) and check(const T&), with the type of the Action's code or the
+  // Invariant's check installed along with them (null until installed).
+  template <class Call>
+  struct Installed {
+    Call call;
     const std::type_info* installed = nullptr;
   };
-  std::vector<TypedRun> typed_runs_;
+  std::vector<Installed<TypedRun>> typed_runs_;
+  std::vector<Installed<TypedCheck>> typed_checks_;
 };
 
 }  // namespace prowl

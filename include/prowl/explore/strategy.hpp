@@ -37,6 +37,8 @@ class Strategy {
   virtual std::optional<Pair> pick(const Graph& graph) = 0;
   // Feedback on the pair just run (rewards for MCTS, counts for coverage).
   virtual void observe(const Graph& /*graph*/, const StepResult& /*result*/) {}
+  // False for a strategy whose observe() does nothing: the explorer then skips the calls.
+  virtual bool observes() const { return true; }
   // How many pairs the explorer may pick before it reports their results through notify() and
   // observe(). 1 unless later picks do not depend on earlier results (BFS), which lets the
   // explorer run pairs in batches.

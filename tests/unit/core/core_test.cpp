@@ -5,6 +5,7 @@
 
 #include "prowl/core/context.hpp"
 #include "prowl/core/fingerprint.hpp"
+#include "prowl/core/huge_array.hpp"
 #include "prowl/core/rng.hpp"
 #include "prowl/core/severity.hpp"
 #include "prowl/core/status.hpp"
@@ -52,6 +53,41 @@ TEST(Hasher, FingerprintOfEqualsTheStreamingHasherForEveryLengthAndSeed) {
           << "length " << len << " seed " << seed;
     }
   }
+}
+
+TEST(Hasher, TheFixedSizeFunctionEqualsFingerprintOfForEverySize) {
+  std::string bytes;
+  for (int i = 0; i < 100; ++i) bytes.push_back(static_cast<char>(i * 13 + 5));
+  for (std::size_t len = 0; len <= bytes.size(); ++len) {
+    const FingerprintFn fn = fingerprint_fn(len);
+    EXPECT_EQ(fn(bytes.data(), len), fingerprint_of(bytes.data(), len)) << "length " << len;
+  }
+  EXPECT_EQ(fingerprint_of_fixed<16>(bytes.data()), fingerprint_of(bytes.data(), 16));
+}
+
+TEST(HugeArray, IsZeroFilledMovableAndAlignedForHugePagesFrom2MiB) {
+  detail::HugeArray<std::uint64_t> small(1000);
+  ASSERT_EQ(small.size(), 1000u);
+  EXPECT_EQ(small.mapped_bytes(), 8192u);  // 8000 bytes in whole 4 KiB pages
+  for (std::uint64_t v : small) EXPECT_EQ(v, 0u);
+  small[999] = 42;
+  detail::HugeArray<std::uint64_t> moved = std::move(small);
+  EXPECT_EQ(moved[999], 42u);
+  EXPECT_EQ(small.size(), 0u);  // NOLINT(bugprone-use-after-move): moved-from is empty
+
+  const std::size_t n = (std::size_t{3} << 20) / sizeof(std::uint64_t);  // 3 MiB
+  detail::HugeArray<std::uint64_t> big(n);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(&big[0]) % detail::HugeArray<std::uint64_t>::kHugePage,
+            0u);
+  EXPECT_EQ(big[0], 0u);
+  EXPECT_EQ(big[n - 1], 0u);
+  big[n - 1] = 7;
+  moved = std::move(big);
+  EXPECT_EQ(moved.size(), n);
+  EXPECT_EQ(moved[n - 1], 7u);
+  detail::HugeArray<std::uint64_t> none;
+  EXPECT_EQ(none.size(), 0u);
+  EXPECT_EQ(none.begin(), none.end());
 }
 
 TEST(Hasher, SeedChangesTheFingerprint) {

@@ -577,6 +577,97 @@ TEST(ObjectModel, ALaterRunWithAContextReplacesTheTypedCode) {
   EXPECT_EQ(r->stats.states, 3u);  // 0, 3, 6
 }
 
+TEST(ObjectModel, ALaterRunReturningAnOutcomeReplacesTheTypedCode) {
+  ObjectModel<int> m("rerun_bool", 0);
+  m.action("step")
+      .when([](const int& v) { return v < 6; })
+      .run([](int& v) { ++v; })
+      .run([](int& v) {
+        v += 2;
+        return true;
+      });
+  Bfs bfs;
+  auto r = explore(m, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->stats.states, 4u);  // 0, 2, 4, 6
+}
+
+TEST(ObjectModel, AnActionWithoutGuardsNextToGuardedOnesIsAlwaysEnabled) {
+  ObjectModel<int> m("unguarded", 0);
+  m.action("up").when([](const int& v) { return v < 3; }).run([](int& v) { ++v; });
+  m.action("reset").run([](int& v) { v = 0; });
+  m.action("down").when([](const int& v) { return v > 0; }).when([](const int& v) {
+    return v != 3;
+  });
+  m.actions()[2].run = [](Step& s) {
+    --ObjectModel<int>::object(s.world);
+    return Outcome::ok();
+  };
+  Bfs bfs;
+  auto r = explore(m, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->stats.states, 4u);
+  // up from 0, 1, 2; reset from all 4; down from 1 and 2.
+  EXPECT_EQ(r->stats.transitions, 9u);
+  EXPECT_EQ(r->coverage[1].enabled, 4u);
+  EXPECT_EQ(r->coverage[2].executed, 2u);
+}
+
+TEST(ObjectModel, ABooleanCheckFailsWithItsDefaultMessage) {
+  ObjectModel<int> m("bounded", 0);
+  m.action("inc").when([](const int& v) { return v < 4; }).run([](int& v) { ++v; });
+  m.invariant("below_three").check([](const int& v) { return v < 3; });
+  Bfs bfs;
+  auto r = explore(m, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_EQ(r->findings[0].message, "invariant 'below_three' does not hold");
+  EXPECT_EQ(r->findings[0].steps.size(), 3u);
+}
+
+TEST(ObjectModel, ACheckReplacedLaterOrOnTheInvariantDirectlyIsWhatRuns) {
+  {
+    ObjectModel<int> m("rechecked", 0);
+    m.action("inc").when([](const int& v) { return v < 4; }).run([](int& v) { ++v; });
+    m.invariant("limit").check([](const int&) { return true; }).check([](const int& v) {
+      return v < 2 ? Check::pass() : Check::fail("two or more");
+    });
+    Bfs bfs;
+    auto r = explore(m, bfs);
+    ASSERT_TRUE(r) << r.status().message();
+    ASSERT_EQ(r->findings.size(), 1u);
+    EXPECT_EQ(r->findings[0].message, "two or more");
+  }
+  {
+    ObjectModel<int> m("direct_check", 0);
+    m.action("inc").when([](const int& v) { return v < 4; }).run([](int& v) { ++v; });
+    m.invariant("limit").check([](const int&) { return true; });
+    m.invariants()[0].check = [](const World& w, const Context&) {
+      return ObjectModel<int>::object(w) == 4 ? Check::fail("four") : Check::pass();
+    };
+    Bfs bfs;
+    auto r = explore(m, bfs);
+    ASSERT_TRUE(r) << r.status().message();
+    ASSERT_EQ(r->findings.size(), 1u);
+    EXPECT_EQ(r->findings[0].message, "four");
+    EXPECT_EQ(r->findings[0].steps.size(), 4u);
+  }
+}
+
+TEST(ObjectModel, ABooleanCheckThatThrowsFailsWithTheException) {
+  ObjectModel<int> m("throwing_check", 0);
+  m.action("inc").when([](const int& v) { return v < 2; }).run([](int& v) { ++v; });
+  m.invariant("fragile").check([](const int& v) {
+    if (v == 2) throw std::runtime_error("cannot look at two");
+    return true;
+  });
+  Bfs bfs;
+  auto r = explore(m, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_EQ(r->findings[0].message, "the check threw: cannot look at two");
+}
+
 TEST(ObjectModel, GuardsOfInterleavedActionsStayWithTheirAction) {
   ObjectModel<int> m("interleaved", 0);
   auto up = m.action("up");
