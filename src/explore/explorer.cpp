@@ -187,6 +187,8 @@ struct Explorer::Impl {
   // Counts a step that ran in the stats and the coverage.
   void count_step(ActionId a, Outcome::Kind kind);
   Status commit(Executed& item, bool batch);
+  // The rest of commit() once the step's target t is in the graph.
+  Status commit_added(Executed& item, StateId t, bool is_new, bool batch);
   void record(Pending p);
   Status replay_edge(StateId from, ActionId a, StateId to);
   Result<RunReport> run();
@@ -454,6 +456,11 @@ Status Explorer::Impl::commit(Executed& item, bool batch) {
   }
   const auto [t, is_new] = graph->add(item.fp, s, a);
   graph->add_transition(s, a, t);
+  return commit_added(item, t, is_new, batch);
+}
+
+Status Explorer::Impl::commit_added(Executed& item, StateId t, bool is_new, bool batch) {
+  const auto [s, a] = item.pair;
   bool reached = true;  // the world is at t
   if (is_new) {
     for (std::size_t i = 0; i < nf; ++i) facts.push_back(item.facts[i]);
@@ -660,7 +667,16 @@ Result<RunReport> Explorer::Impl::run() {
         if (!items[i].error) graph->prefetch_state(items[i].fp);
       }
       for (std::size_t i = 0; i < n; ++i) {
-        if (Status st = commit(items[i], true); !st) return st;
+        Executed& item = items[i];
+        if (item.error) {
+          if (Status st = commit(item, true); !st) return st;
+          continue;
+        }
+        const auto [t, is_new] = graph->add(item.fp, item.pair.state, item.pair.action);
+        graph->add_transition(item.pair.state, item.pair.action, t);
+        // A known state needs nothing more unless a strategy or a known violation is watching.
+        if (!is_new && !observing && ever_violated.empty()) continue;
+        if (Status st = commit_added(item, t, is_new, true); !st) return st;
       }
       // Sources are freed only now: a later item of the batch may have needed one again.
       if (!whole_states) {
