@@ -1,7 +1,10 @@
 // shop_http_bench: how fast prowl explores the demo's shop service over real HTTP, one line per
 // configuration:
 //   BENCH name=shop_http_sqlite depth=D states=S transitions=T seconds=X transitions_per_s=R
-//         venomqa_transitions_per_s=760 ratio=R/760 replayed_per_transition=P
+//         venomqa_transitions_per_s=760 ratio=R/760 replayed_per_transition=P findings=F
+//         prowl_cpu_s=C prowl_sys_s=K service_cpu_s=C service_sys_s=K
+// C is CPU time (user + system) during the run and K its system part, for prowl's process and for
+// the service (reaped by the end of the run, so counted in RUSAGE_CHILDREN): where the time goes.
 // The shop_api service runs as a child process on a loopback port with its SQLite file (or, with
 // --dsn / PROWL_TEST_PG_DSN, also its PostgreSQL database) restored by snapshots between branches;
 // BFS explores examples/shop_api/shop.yaml (shop-postgres.yaml) to --depth D (default 10). The
@@ -9,6 +12,7 @@
 // VenomQA's figure (about 760 transitions/s on a comparable demo over loopback) is the reference
 // the project compares with; the goal is at least 5x.
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -29,6 +33,18 @@ namespace {
 namespace fs = std::filesystem;
 constexpr double kVenomQa = 760;
 
+// User and system CPU seconds of this process (RUSAGE_SELF) or of its reaped children.
+struct Cpu {
+  double user = 0;
+  double sys = 0;
+};
+Cpu cpu_seconds(int who) {
+  rusage u{};
+  ::getrusage(who, &u);
+  auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  return {sec(u.ru_utime), sec(u.ru_stime)};
+}
+
 [[noreturn]] void fail(const std::string& message) {
   std::fprintf(stderr, "shop_http_bench: %s\n", message.c_str());
   std::exit(3);
@@ -41,20 +57,31 @@ void run(const char* name, const fs::path& model_file, int depth) {
   prowl::Options options;
   options.max_depth = static_cast<std::uint32_t>(depth);
   options.confirm = false;  // the exploration's rate, not the findings' replays
+  const Cpu self_before = cpu_seconds(RUSAGE_SELF);
+  const Cpu service_before = cpu_seconds(RUSAGE_CHILDREN);
   const auto start = std::chrono::steady_clock::now();
   auto r = prowl::explore(**model, bfs, options);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The service has been stopped and reaped by the end of the run: its CPU time is in
+  // RUSAGE_CHILDREN.
+  const Cpu self_after = cpu_seconds(RUSAGE_SELF);
+  const Cpu service_after = cpu_seconds(RUSAGE_CHILDREN);
+  const double prowl_sys_s = self_after.sys - self_before.sys;
+  const double prowl_cpu_s = self_after.user - self_before.user + prowl_sys_s;
+  const double service_sys_s = service_after.sys - service_before.sys;
+  const double service_cpu_s = service_after.user - service_before.user + service_sys_s;
   if (!r) fail(r.status().message());
   const double rate = static_cast<double>(r->stats.transitions) / seconds;
   fmt::print(
       "BENCH name={} depth={} states={} transitions={} seconds={:.3f} transitions_per_s={:.0f} "
       "venomqa_transitions_per_s={:.0f} ratio={:.2f} replayed_per_transition={:.2f} "
-      "findings={}\n",
+      "findings={} prowl_cpu_s={:.3f} prowl_sys_s={:.3f} service_cpu_s={:.3f} "
+      "service_sys_s={:.3f}\n",
       name, depth, r->stats.states, r->stats.transitions, seconds, rate, kVenomQa, rate / kVenomQa,
       static_cast<double>(r->stats.replayed_actions) /
           static_cast<double>(std::max<std::uint64_t>(1, r->stats.transitions)),
-      r->findings.size());
+      r->findings.size(), prowl_cpu_s, prowl_sys_s, service_cpu_s, service_sys_s);
   std::fflush(stdout);
 }
 

@@ -73,8 +73,10 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path, Sqlite
   // The first statement reads the file: a file that is not a database fails here.
   if (auto s = exec_pragma(db, "PRAGMA foreign_keys = ON", path); !s) return s;
   if (options.wal) {
-    if (auto s = exec_pragma(db, "PRAGMA journal_mode = WAL", path); !s) return s;
+    // NORMAL first: the switch to WAL of a new file is itself a commit, synced once rather than
+    // as FULL does.
     if (auto s = exec_pragma(db, "PRAGMA synchronous = NORMAL", path); !s) return s;
+    if (auto s = exec_pragma(db, "PRAGMA journal_mode = WAL", path); !s) return s;
   }
   if (auto s = exec_pragma(db, "SELECT count(*) FROM sqlite_master", path); !s) return s;
   return self;

@@ -51,6 +51,13 @@ HttpApi::HttpApi(std::shared_ptr<const ModelSpec> spec, const Context& context,
   // Longest first: a secret that contains another is replaced whole.
   std::sort(secrets_.begin(), secrets_.end(),
             [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  for (const InvariantSpec& inv : spec_->invariants) {
+    std::optional<std::string> sql;
+    if (inv.kind == InvariantSpec::Kind::kSql && inv.sql.is_literal()) {
+      sql = inv.sql.render(Context(), sql_literal);
+    }
+    literal_sql_.push_back(std::move(sql));
+  }
 }
 
 HttpApi::~HttpApi() = default;
@@ -85,13 +92,23 @@ std::string HttpApi::redact(std::string_view text) const {
   return out;
 }
 
+const HttpApi::ShownBody& HttpApi::shown(std::string_view text) const {
+  static constexpr std::size_t kRemembered = 1024;
+  if (auto it = shown_.find(text); it != shown_.end()) return it->second;
+  if (shown_.size() >= kRemembered) shown_.clear();
+  ShownBody body{one_line(text, spec_->body_limit), parse_json(text).has_value()};
+  return shown_.emplace(std::string(text), std::move(body)).first->second;
+}
+
 std::string HttpApi::line(const HttpRequest& request, const HttpResponse* reply) const {
-  const std::size_t limit = spec_->body_limit;
   // Redacted before it is cut, so that a cut never leaves part of a secret.
   std::string out = fmt::format("{} {}", request.method, redact(client_->url_for(request)));
-  if (!request.body.empty()) out += " " + one_line(redact(request.body), limit);
+  if (!request.body.empty()) {
+    out += ' ';
+    out += shown(redact(request.body)).line;
+  }
   if (reply == nullptr) return out + " -> no response";
-  return out + fmt::format(" -> {} {}", reply->status, one_line(redact(reply->body), limit));
+  return out + fmt::format(" -> {} {}", reply->status, shown(redact(reply->body)).line);
 }
 
 Result<HttpResponse> HttpApi::send(const HttpRequest& request) const {

@@ -17,9 +17,13 @@
 // checks send requests.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "database.hpp"
@@ -76,7 +80,26 @@ class HttpApi final : public System {
     std::string body;
   };
 
+  // The latest offending rows of an SQL invariant and the message they made.
+  struct LastFailure {
+    std::optional<SqlRows> rows;
+    std::string message;
+  };
+  // A body as a step's detail shows it (one_line, cut at body_limit), and whether it is JSON.
+  struct ShownBody {
+    std::string line;
+    bool json = false;
+  };
+  // Hashes and compares std::string keys with std::string_view, without a copy.
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+
   Result<HttpResponse> send(const HttpRequest& request) const;
+  // shown(text) for a body: remembered for the bodies seen lately, since steps send the same
+  // requests and get the same answers (a refusal, say) over and over.
+  const ShownBody& shown(std::string_view text) const;
   // "METHOD URL [request body] -> STATUS response body" on one line, redacted and cut.
   std::string line(const HttpRequest& request, const HttpResponse* reply) const;
   std::string redact(std::string_view text) const;
@@ -95,6 +118,10 @@ class HttpApi final : public System {
   std::string base_url_;
   mutable std::unique_ptr<HttpClient> client_;
   std::optional<StepResponse> step_;
+  // Per invariant: its SQL when the template binds no context key (rendered once).
+  std::vector<std::optional<std::string>> literal_sql_;
+  mutable std::unordered_map<std::string, ShownBody, TextHash, std::equal_to<>> shown_;
+  mutable std::vector<LastFailure> failures_;  // per invariant
 };
 
 // Whether every condition holds in ctx.

@@ -12,8 +12,9 @@ namespace prowl::modelfile::detail {
 namespace {
 
 constexpr std::string_view kProcessKeys[] = {
-    "name", "type",   "command",    "port",          "db",           "dsn",          "working_dir",
-    "env",  "health", "ready_port", "ready_timeout", "stop_timeout", "output_limit", "stateless"};
+    "name",          "type",         "command",      "port",      "db",
+    "dsn",           "working_dir",  "env",          "health",    "ready_port",
+    "ready_timeout", "stop_timeout", "output_limit", "stateless", "share_cpu"};
 constexpr std::string_view kSqliteKeys[] = {"name",   "type",    "path",
                                             "tables", "queries", "busy_timeout"};
 constexpr std::string_view kPostgresKeys[] = {"name",   "type",    "dsn",         "mode",
@@ -129,6 +130,10 @@ Status Parser::process(const Item& item, const std::string& name) {
           auto b = r_.boolean(v);
           if (!b) return b.status();
           p.options.stateless = *b;
+        } else if (key == "share_cpu") {
+          auto b = r_.boolean(v);
+          if (!b) return b.status();
+          p.options.share_cpu = *b;
         }
         return Status::ok();
       });

@@ -123,16 +123,18 @@ Outcome HttpApi::run(const ActionSpec& a, Context& ctx) {
   if (spec.body) r.body = spec.body->render(ctx);
   r.json = true;
   r.timeout = spec.timeout;
-  const std::string what = redact(fmt::format("{} {}", r.method, r.path));
+  auto what = [&] { return redact(fmt::format("{} {}", r.method, r.path)); };
 
   auto reply = send(r);
   if (!reply) {
     return with_detail(Outcome::error(redact(reply.status().message())), line(r, nullptr));
   }
-  const std::optional<Json> body = parse_json(reply->body);
-  step_ = StepResponse{fmt::format("{} {}", r.method, client_->url_for(r)), reply->status,
-                       body.has_value(), reply->body};
   std::string detail = line(r, &*reply);
+  // Whether the body is JSON, from what line() just worked out when the body shows as it is.
+  const bool json = redact(reply->body) == reply->body ? shown(reply->body).json
+                                                       : parse_json(reply->body).has_value();
+  step_ = StepResponse{fmt::format("{} {}", r.method, client_->url_for(r)), reply->status, json,
+                       reply->body};
   const int status = reply->status;
 
   if (status >= 500) {
@@ -145,27 +147,29 @@ Outcome HttpApi::run(const ActionSpec& a, Context& ctx) {
     // transition like a refusal, so exploration goes on from the state it left.
     if (ruled) {
       return with_detail(Outcome::rejected(fmt::format(
-                             "server error {} from {} (see the no_5xx rule)", status, what)),
+                             "server error {} from {} (see the no_5xx rule)", status, what())),
                          std::move(detail));
     }
-    return with_detail(Outcome::error(fmt::format("server error {} from {}", status, what)),
+    return with_detail(Outcome::error(fmt::format("server error {} from {}", status, what())),
                        std::move(detail));
   }
   switch (classify(a, status)) {
     case Verdict::kUnexpected:
       return with_detail(Outcome::error(fmt::format("unexpected status {} from {} (ok: {}; "
                                                     "rejected: {})",
-                                                    status, what, a.ok.str(), a.rejected.str())),
+                                                    status, what(), a.ok.str(), a.rejected.str())),
                          std::move(detail));
     case Verdict::kRejected:
       return with_detail(
-          Outcome::rejected(fmt::format("{} answered {}: refused as specified", what, status)),
+          Outcome::rejected(fmt::format("{} answered {}: refused as specified", what(), status)),
           std::move(detail));
     case Verdict::kOk:
       break;
   }
   // All bindings or none.
   std::vector<std::pair<std::string, Value>> bound;
+  std::optional<Json> body;
+  if (!a.bind.empty() && json) body = parse_json(reply->body);
   for (const Binding& b : a.bind) {
     auto fail = [&](std::string why) {
       return with_detail(Outcome::error(fmt::format("binding '{}': {}", b.key, why)), detail);
@@ -203,9 +207,24 @@ Check HttpApi::check(const InvariantSpec& inv, const Context& ctx) const {
 
 Check HttpApi::check_sql(const InvariantSpec& inv, const Context& ctx) const {
   if (inv.sql.missing(ctx) != nullptr) return Check::pass();
-  auto rows = database(inv.database)->query(inv.sql.render(ctx, sql_literal));
+  const auto index = static_cast<std::size_t>(&inv - spec_->invariants.data());
+  std::string rendered;
+  const std::string* sql = index < literal_sql_.size() && literal_sql_[index]
+                               ? &*literal_sql_[index]
+                               : &(rendered = inv.sql.render(ctx, sql_literal));
+  auto rows = database(inv.database)->query(*sql);
   if (!rows) return Check::fail(fmt::format("the query failed: {}", rows.status().message()));
   if (rows->rows.empty()) return Check::pass();
+  // A state that violates an invariant usually stays in violation for many steps, with the same
+  // offending rows: their message is worked out once.
+  LastFailure* last = nullptr;
+  if (index < spec_->invariants.size()) {
+    failures_.resize(spec_->invariants.size());
+    last = &failures_[index];
+    if (last->rows && last->rows->columns == rows->columns && last->rows->rows == rows->rows) {
+      return Check::fail(last->message);
+    }
+  }
   constexpr std::size_t kShown = 10;
   std::vector<std::string> shown;
   for (std::size_t i = 0; i < rows->rows.size() && i < kShown; ++i) {
@@ -220,9 +239,14 @@ Check HttpApi::check_sql(const InvariantSpec& inv, const Context& ctx) const {
   std::string more = rows->rows.size() > kShown
                          ? fmt::format(", ... and {} more", rows->rows.size() - kShown)
                          : std::string();
-  return Check::fail(
+  std::string message =
       redact(fmt::format("{}: {}{}", plural(rows->rows.size(), "offending row", "offending rows"),
-                         fmt::join(shown, ", "), more)));
+                         fmt::join(shown, ", "), more));
+  if (last != nullptr) {
+    last->rows = std::move(*rows);
+    last->message = message;
+  }
+  return Check::fail(std::move(message));
 }
 
 Check HttpApi::check_http(const InvariantSpec& inv, const Context& ctx) const {

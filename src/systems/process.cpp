@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -284,7 +285,35 @@ struct ProcessSystem::Child {
 ProcessSystem::ProcessSystem(std::string name, ProcessOptions options)
     : System(std::move(name)), options_(std::move(options)), port_(options_.port) {}
 
-ProcessSystem::~ProcessSystem() { stop(); }
+ProcessSystem::~ProcessSystem() {
+  stop();
+  unpin();
+}
+
+void ProcessSystem::pin() {
+  if (!options_.share_cpu || pinned_thread_ != 0) return;
+  cpu_set_t before;
+  if (::sched_getaffinity(0, sizeof before, &before) != 0) return;
+  const int cpu = ::sched_getcpu();
+  if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &before)) return;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  // pid 0: the calling thread only, not the rest of prowl.
+  if (::sched_setaffinity(0, sizeof one, &one) != 0) return;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&before);
+  saved_affinity_.assign(bytes, bytes + sizeof before);
+  pinned_thread_ = static_cast<pid_t>(::gettid());
+}
+
+void ProcessSystem::unpin() {
+  // Only the thread that was pinned can be given its CPUs back.
+  if (pinned_thread_ == 0 || pinned_thread_ != static_cast<pid_t>(::gettid())) return;
+  cpu_set_t before;
+  std::memcpy(&before, saved_affinity_.data(), sizeof before);
+  ::sched_setaffinity(0, sizeof before, &before);
+  pinned_thread_ = 0;
+}
 
 Capabilities ProcessSystem::capabilities() const {
   Capabilities c;
@@ -337,12 +366,14 @@ Status ProcessSystem::begin() {
   }
   command_.clear();
   for (const auto& arg : options_.argv) command_.push_back(substitute(arg, port_, options_));
+  pin();
   if (Status st = start(); !st) return st;
   return wait_ready();
 }
 
 Status ProcessSystem::end() {
   stop();
+  unpin();
   return Status::ok();
 }
 
@@ -514,6 +545,7 @@ Status ProcessSystem::wait_ready() {
       http ? fmt::format("GET http://127.0.0.1:{}{} to answer 2xx", port_, options_.health_path)
            : fmt::format("127.0.0.1:{} to accept connections", ready_port);
   std::string last_error;
+  Clock::duration pause = std::chrono::microseconds(500);
   for (;;) {
     if (c.exited()) {
       c.reap();
@@ -538,8 +570,9 @@ Status ProcessSystem::wait_ready() {
       }
       last_error = "last attempt: " + fd.status().message();
     }
-    std::this_thread::sleep_for(
-        std::min<Clock::duration>(std::chrono::milliseconds(20), deadline - Clock::now()));
+    // A service is usually up within a few milliseconds: poll often at first, then every 20 ms.
+    std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - Clock::now()));
+    pause = std::min<Clock::duration>(pause * 2, std::chrono::milliseconds(20));
   }
   stop();
   return Status::environment(
@@ -553,8 +586,11 @@ void ProcessSystem::stop() {
   if (!c.exited()) {
     ::kill(-c.pid, SIGTERM);
     const auto deadline = Clock::now() + options_.stop_timeout;
+    // Most services exit within a millisecond or two of SIGTERM.
+    Clock::duration pause = std::chrono::microseconds(200);
     while (!c.exited() && Clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      std::this_thread::sleep_for(pause);
+      pause = std::min<Clock::duration>(pause * 2, std::chrono::milliseconds(5));
     }
   }
   c.reap();  // SIGKILLs whatever is left of the group

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -133,51 +134,149 @@ class ResetOnExit {
   sqlite3_stmt* stmt_;
 };
 
+// The schema cookie of a database image: the big-endian 32-bit integer at offset 40 of its
+// header.
+std::uint32_t schema_cookie(const unsigned char* data, std::int64_t size) {
+  if (size < 44) return 0;
+  return (std::uint32_t{data[40]} << 24) | (std::uint32_t{data[41]} << 16) |
+         (std::uint32_t{data[42]} << 8) | std::uint32_t{data[43]};
+}
+
+// Appends what Hasher::add_u64 and Hasher::add(std::string_view) would add: the observation is
+// kept as the exact bytes it adds to a fingerprint.
+void append_u64(std::string& out, std::uint64_t v) {
+  char bytes[sizeof v];
+  std::memcpy(bytes, &v, sizeof v);
+  out.append(bytes, sizeof v);
+}
+void append_text(std::string& out, std::string_view s) {
+  append_u64(out, s.size());
+  out.append(s.data(), s.size());
+}
+
+// The most statements query() keeps prepared.
+constexpr std::size_t kKeptQueries = 32;
+
+// Whether a statement may call one of SQLite's built-in functions whose value can differ on the
+// same rows. Every word of the text is looked at, quoted or not: a false alarm only costs reuse.
+bool may_vary(std::string_view sql) {
+  static constexpr std::string_view kVarying[] = {
+      "random",       "randomblob", "changes",      "total_changes", "last_insert_rowid",
+      "date",         "time",       "datetime",     "julianday",     "unixepoch",
+      "strftime",     "timediff",   "current_date", "current_time",  "current_timestamp",
+      "sqlite_offset"};
+  auto word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+  };
+  std::string word;
+  for (std::size_t i = 0; i <= sql.size(); ++i) {
+    if (i < sql.size() && word_char(sql[i])) {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(sql[i])));
+      continue;
+    }
+    if (word.rfind("pragma", 0) == 0) return true;  // PRAGMA functions read the file's header
+    for (std::string_view v : kVarying) {
+      if (word == v) return true;
+    }
+    word.clear();
+  }
+  return false;
+}
+
 }  // namespace
 
 void SqliteSystem::Image::Free::operator()(unsigned char* p) const { sqlite3_free(p); }
+
+// BEGIN on construction, COMMIT by close() or, failing that, the destructor: prowl's connection
+// never keeps a read transaction (and its lock) open while the service runs.
+class SqliteSystem::ReadTransaction {
+ public:
+  explicit ReadTransaction(const SqliteSystem& sys) : sys_(sys) {
+    const int rc = sqlite3_step(sys_.begin_stmt_);
+    sqlite3_reset(sys_.begin_stmt_);
+    if (rc != SQLITE_DONE) status_ = sys_.error("cannot begin a read transaction", rc);
+  }
+  ~ReadTransaction() { (void)close(); }
+  ReadTransaction(const ReadTransaction&) = delete;
+  ReadTransaction& operator=(const ReadTransaction&) = delete;
+
+  const Status& status() const { return status_; }
+  Status close() {
+    if (closed_) return status_;
+    closed_ = true;
+    if (!status_) return status_;
+    const int rc = sqlite3_step(sys_.commit_stmt_);
+    sqlite3_reset(sys_.commit_stmt_);
+    if (rc != SQLITE_DONE) {
+      sqlite3_exec(sys_.db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      status_ = sys_.error("cannot end a read transaction", rc);
+    }
+    return status_;
+  }
+
+ private:
+  const SqliteSystem& sys_;
+  Status status_;
+  bool closed_ = false;
+};
 
 SqliteSystem::SqliteSystem(std::string name, SqliteOptions options)
     : System(std::move(name)), options_(std::move(options)) {}
 
 SqliteSystem::~SqliteSystem() {
   for (auto& o : observed_) sqlite3_finalize(o.stmt);
+  for (auto& q : queries_) sqlite3_finalize(q.stmt);
   sqlite3_finalize(data_version_stmt_);
+  sqlite3_finalize(begin_stmt_);
+  sqlite3_finalize(commit_stmt_);
+  sqlite3_finalize(read_cookie_stmt_);
+  sqlite3_finalize(write_cookie_stmt_);
+  sqlite3_finalize(lower_cookie_stmt_);
   sqlite3_close_v2(db_);
+  sqlite3_close_v2(writer_);
   sqlite3_close_v2(mem_);
 }
 
 Result<std::unique_ptr<SqliteSystem>> SqliteSystem::open(std::string name, SqliteOptions options) {
   std::unique_ptr<SqliteSystem> sys(new SqliteSystem(std::move(name), std::move(options)));
   const std::string& path = sys->options_.path;
-  int rc = sqlite3_open_v2(path.c_str(), &sys->db_, SQLITE_OPEN_READWRITE, nullptr);
-  if (rc != SQLITE_OK) {
-    return Status::environment(
-        fmt::format("sqlite '{}': cannot open: {}", path,
-                    sys->db_ ? sqlite3_errmsg(sys->db_) : sqlite3_errstr(rc)));
+  for (sqlite3** db : {&sys->db_, &sys->writer_}) {
+    int rc = sqlite3_open_v2(path.c_str(), db, SQLITE_OPEN_READWRITE, nullptr);
+    if (rc != SQLITE_OK) {
+      return Status::environment(fmt::format("sqlite '{}': cannot open: {}", path,
+                                             *db ? sqlite3_errmsg(*db) : sqlite3_errstr(rc)));
+    }
+    sqlite3_busy_timeout(*db, sys->options_.busy_timeout_ms);
+    // The file is only read when first queried: read its schema now, so a file that is not a
+    // database is reported here rather than in the middle of a run.
+    rc = sqlite3_exec(*db, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) return sys->error_on(*db, "cannot read the database", rc);
+    // prowl's restores need no durability: a run interrupted by a power cut leaves an
+    // exploration state in the file anyway. Without syncing, a restore is a few page writes.
+    rc = sqlite3_exec(*db, "PRAGMA synchronous = OFF", nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) return sys->error_on(*db, "cannot set PRAGMA synchronous", rc);
   }
-  sqlite3_busy_timeout(sys->db_, sys->options_.busy_timeout_ms);
-  // The file is only read when first queried: read its schema now, so a file that is not a
-  // database is reported here rather than in the middle of a run.
-  rc = sqlite3_exec(sys->db_, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr);
-  if (rc != SQLITE_OK) return sys->error("cannot read the database", rc);
-  // prowl's restores need no durability: a run interrupted by a power cut leaves an exploration
-  // state in the file anyway. Without syncing, a restore is a few page writes.
-  rc = sqlite3_exec(sys->db_, "PRAGMA synchronous = OFF", nullptr, nullptr, nullptr);
-  if (rc != SQLITE_OK) return sys->error("cannot set PRAGMA synchronous", rc);
-  rc = sqlite3_open_v2(":memory:", &sys->mem_, SQLITE_OPEN_READWRITE, nullptr);
+  int rc = sqlite3_open_v2(":memory:", &sys->mem_, SQLITE_OPEN_READWRITE, nullptr);
   if (rc != SQLITE_OK) {
     return Status::environment(
         fmt::format("sqlite '{}': cannot open an in-memory database for restores", path));
   }
-  rc = sqlite3_prepare_v2(sys->db_, "PRAGMA data_version", -1, &sys->data_version_stmt_, nullptr);
-  if (rc != SQLITE_OK) return sys->error("cannot prepare PRAGMA data_version", rc);
+  const std::pair<const char*, sqlite3_stmt**> statements[] = {
+      {"PRAGMA data_version", &sys->data_version_stmt_},
+      {"BEGIN", &sys->begin_stmt_},
+      {"COMMIT", &sys->commit_stmt_},
+  };
+  for (const auto& [sql, stmt] : statements) {
+    rc = sqlite3_prepare_v3(sys->db_, sql, -1, SQLITE_PREPARE_PERSISTENT, stmt, nullptr);
+    if (rc != SQLITE_OK) return sys->error(fmt::format("cannot prepare {}", sql), rc);
+  }
 
   for (const auto& table : sys->options_.tables) {
     sys->observed_.push_back({table, "SELECT * FROM " + quote_identifier(table), true, nullptr});
   }
   for (const auto& query : sys->options_.queries) {
     sys->observed_.push_back({query.name, query.sql, false, nullptr});
+    if (may_vary(query.sql)) sys->observation_reusable_ = false;
   }
   for (auto& o : sys->observed_) {
     if (Status st = sys->prepare(o); !st) return st;
@@ -212,8 +311,12 @@ Status SqliteSystem::prepare(Observed& o) {
 }
 
 Status SqliteSystem::error(const std::string& what, int rc) const {
+  return error_on(db_, what, rc);
+}
+
+Status SqliteSystem::error_on(sqlite3* db, const std::string& what, int rc) const {
   return Status::environment(fmt::format("sqlite '{}': {}: {} ({})", options_.path, what,
-                                         sqlite3_errmsg(db_), sqlite3_errstr(rc)));
+                                         sqlite3_errmsg(db), sqlite3_errstr(rc)));
 }
 
 Status SqliteSystem::error_in(const Observed& o, int rc) const {
@@ -238,21 +341,57 @@ Status SqliteSystem::read_rows(const Observed& o, std::vector<std::string>& rows
   return Status::ok();
 }
 
-Status SqliteSystem::observe(Hasher& hasher) const {
-  std::vector<std::string> rows;
+Result<SqliteSystem::ContentId> SqliteSystem::current_content() const {
+  auto version = data_version();
+  if (!version) return version.status();
+  if (content_ == kUnknownContent || *version != content_version_) {
+    content_ = ++last_content_;
+    content_version_ = *version;
+  }
+  return content_;
+}
+
+Status SqliteSystem::refresh_observation() const {
+  // When the observation is of the content last seen, the content is read in a transaction of its
+  // own first: if it is still that one, that is all there is to do. Otherwise the file holds
+  // another content (a restored one, or a new one), and the tables are read.
+  if (observation_reusable_ && observation_content_ != kUnknownContent &&
+      observation_content_ == content_) {
+    auto content = current_content();
+    if (!content) return content.status();
+    if (*content == observation_content_) {
+      ++observations_reused_;
+      return Status::ok();
+    }
+  }
+  ReadTransaction txn(*this);
+  if (!txn.status()) return txn.status();
+  auto content = current_content();
+  if (!content) return content.status();
+  observation_content_ = kUnknownContent;
+  observation_.clear();
   for (const auto& o : observed_) {
-    if (Status st = read_rows(o, rows); !st) return st;
-    hasher.add(o.name);
+    if (Status st = read_rows(o, rows_scratch_); !st) return st;
+    append_text(observation_, o.name);
     // The column names, so that a changed schema is a changed state.
     const int columns = sqlite3_column_count(o.stmt);
-    hasher.add_u64(static_cast<std::uint64_t>(columns));
+    append_u64(observation_, static_cast<std::uint64_t>(columns));
     for (int c = 0; c < columns; ++c) {
       const char* column = sqlite3_column_name(o.stmt, c);
-      hasher.add(std::string_view(column ? column : ""));
+      append_text(observation_, column ? column : "");
     }
-    hasher.add_u64(rows.size());
-    for (const auto& row : rows) hasher.add(row);
+    append_u64(observation_, rows_scratch_.size());
+    for (const auto& row : rows_scratch_) append_text(observation_, row);
   }
+  if (Status st = txn.close(); !st) return st;
+  ++observations_read_;
+  if (observation_reusable_) observation_content_ = *content;
+  return Status::ok();
+}
+
+Status SqliteSystem::observe(Hasher& hasher) const {
+  if (Status st = refresh_observation(); !st) return st;
+  hasher.add_bytes(observation_.data(), observation_.size());
   return Status::ok();
 }
 
@@ -280,16 +419,23 @@ std::string SqliteSystem::describe() const {
   return out;
 }
 
-Result<SqlRows> SqliteSystem::query(std::string_view sql) const {
+Result<SqliteSystem::CachedQuery*> SqliteSystem::query_statement(std::string_view sql) const {
+  for (std::size_t i = queries_.size(); i-- > 0;) {
+    if (queries_[i].sql != sql) continue;
+    // Most recently used last.
+    std::rotate(queries_.begin() + static_cast<std::ptrdiff_t>(i),
+                queries_.begin() + static_cast<std::ptrdiff_t>(i) + 1, queries_.end());
+    return &queries_.back();
+  }
   sqlite3_stmt* stmt = nullptr;
   const char* tail = nullptr;
-  auto failed = [&](int rc) {
+  int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                              SQLITE_PREPARE_PERSISTENT, &stmt, &tail);
+  if (rc != SQLITE_OK) {
     return Status::environment(fmt::format("sqlite '{}': query failed: {} ({}); SQL: {}",
                                            options_.path, sqlite3_errmsg(db_), sqlite3_errstr(rc),
                                            sql));
-  };
-  int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, &tail);
-  if (rc != SQLITE_OK) return failed(rc);
+  }
   std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> owned(stmt, sqlite3_finalize);
   const char* end = sql.data() + sql.size();
   while (tail && tail < end && (std::isspace(static_cast<unsigned char>(*tail)) || *tail == ';')) {
@@ -299,12 +445,29 @@ Result<SqlRows> SqliteSystem::query(std::string_view sql) const {
     return Status::invalid(
         fmt::format("sqlite '{}': a query must be one statement: {}", options_.path, sql));
   }
-  SqlRows out;
+  if (queries_.size() >= kKeptQueries) {
+    sqlite3_finalize(queries_.front().stmt);
+    queries_.erase(queries_.begin());
+  }
+  CachedQuery& q = queries_.emplace_back();
+  q.sql = std::string(sql);
+  q.stmt = owned.release();
+  q.reusable = sqlite3_stmt_readonly(q.stmt) != 0 && !may_vary(sql);
+  return &q;
+}
+
+Status SqliteSystem::run_query(CachedQuery& q, SqlRows& out) const {
+  ++queries_run_;
+  sqlite3_stmt* stmt = q.stmt;
+  ResetOnExit reset(stmt);
+  out.columns.clear();
+  out.rows.clear();
   const int columns = sqlite3_column_count(stmt);
   for (int c = 0; c < columns; ++c) {
     const char* column = sqlite3_column_name(stmt, c);
     out.columns.emplace_back(column ? column : "");
   }
+  int rc;
   while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
     auto& row = out.rows.emplace_back();
     for (int c = 0; c < columns; ++c) {
@@ -316,11 +479,52 @@ Result<SqlRows> SqliteSystem::query(std::string_view sql) const {
       row.emplace_back(std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(stmt, c))));
     }
   }
-  if (rc != SQLITE_DONE) return failed(rc);
+  if (rc != SQLITE_DONE) {
+    return Status::environment(fmt::format("sqlite '{}': query failed: {} ({}); SQL: {}",
+                                           options_.path, sqlite3_errmsg(db_), sqlite3_errstr(rc),
+                                           q.sql));
+  }
+  return Status::ok();
+}
+
+Result<SqlRows> SqliteSystem::query(std::string_view sql) const {
+  auto cached = query_statement(sql);
+  if (!cached) return cached.status();
+  CachedQuery& q = **cached;
+  SqlRows out;
+  if (!q.reusable) {
+    Status st = run_query(q, out);
+    // prowl's own writes do not change its data_version: what was known of the content, and
+    // which image the file holds, is not known any more.
+    if (!sqlite3_stmt_readonly(q.stmt)) {
+      content_ = kUnknownContent;
+      current_ = kNoImage;
+    }
+    if (!st) return st;
+    return out;
+  }
+  // As in refresh_observation(): rows of another content than the last seen cannot be reused.
+  if (q.content != kUnknownContent && q.content == content_) {
+    auto content = current_content();
+    if (!content) return content.status();
+    if (q.content == *content) {
+      ++queries_reused_;
+      return q.rows;
+    }
+  }
+  ReadTransaction txn(*this);
+  if (!txn.status()) return txn.status();
+  auto content = current_content();
+  if (!content) return content.status();
+  q.content = kUnknownContent;
+  if (Status st = run_query(q, out); !st) return st;
+  if (Status st = txn.close(); !st) return st;
+  q.rows = out;
+  q.content = *content;
   return out;
 }
 
-Result<std::int64_t> SqliteSystem::data_version() {
+Result<std::int64_t> SqliteSystem::data_version() const {
   ResetOnExit reset(data_version_stmt_);
   int rc = sqlite3_step(data_version_stmt_);
   if (rc != SQLITE_ROW) return error("cannot read PRAGMA data_version", rc);
@@ -331,16 +535,37 @@ Result<SqliteSystem::Image> SqliteSystem::serialize() {
   sqlite3_int64 size = 0;
   unsigned char* data = sqlite3_serialize(db_, "main", &size, 0);
   if (data == nullptr) return error("cannot read the database to save it", sqlite3_errcode(db_));
-  Image image{std::unique_ptr<unsigned char, Image::Free>(data), size};
+  Image image;
+  image.data.reset(data);
+  image.size = size;
+  image.id = ++last_image_id_;
   // A WAL file's header says "WAL" (format versions 2); an in-memory copy cannot use a WAL, so
   // the image says "rollback journal" (1). The backup writes 2 again into a WAL file.
   if (size >= 20 && data[18] == 2 && data[19] == 2) data[18] = data[19] = 1;
   return image;
 }
 
-Status SqliteSystem::write_back(const Image& image) {
+Result<SqliteSystem::Image> SqliteSystem::save_image() {
+  // The image and the number of its content from one read transaction: one state.
+  ReadTransaction txn(*this);
+  if (!txn.status()) return txn.status();
+  auto content = current_content();
+  if (!content) return content.status();
+  auto image = serialize();
+  if (!image) return image.status();
+  if (Status st = txn.close(); !st) return st;
+  image->content = *content;
+  if (observation_content_ == *content) image->observation = observation_;
+  for (const CachedQuery& q : queries_) {
+    if (q.content == *content) image->results.push_back({q.sql, q.rows});
+  }
+  return image;
+}
+
+Status SqliteSystem::load(const Image& image) {
   // The in-memory connection gets its own copy: it keeps pointing at the buffer until the next
-  // restore, and the snapshot may be released before that.
+  // load, and the snapshot may be released before that.
+  loaded_image_ = 0;
   auto* copy =
       static_cast<unsigned char*>(sqlite3_malloc64(static_cast<sqlite3_uint64>(image.size)));
   if (copy == nullptr && image.size > 0) {
@@ -348,18 +573,51 @@ Status SqliteSystem::write_back(const Image& image) {
                                            options_.path, image.size));
   }
   if (image.size > 0) std::memcpy(copy, image.data.get(), static_cast<std::size_t>(image.size));
-  int rc = sqlite3_deserialize(mem_, "main", copy, image.size, image.size,
-                               SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+  const int rc = sqlite3_deserialize(mem_, "main", copy, image.size, image.size,
+                                     SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
   if (rc != SQLITE_OK) {
     return Status::environment(fmt::format("sqlite '{}': cannot load a snapshot: {}", options_.path,
                                            sqlite3_errmsg(mem_)));
   }
-  sqlite3_backup* backup = sqlite3_backup_init(db_, "main", mem_, "main");
-  if (backup == nullptr) return error("cannot start writing a snapshot back", sqlite3_errcode(db_));
+  loaded_image_ = image.id;
+  return Status::ok();
+}
+
+Status SqliteSystem::write_back(const Image& image) {
+  // A snapshot restored again (for the next sibling of a state) is still loaded.
+  if (loaded_image_ != image.id) {
+    if (Status st = load(image); !st) return st;
+  }
+  // The backup runs on a connection of its own: it resets the schema of the connection it writes
+  // with, and prowl's reading connection keeps its schema and its prepared statements.
+  sqlite3_backup* backup = sqlite3_backup_init(writer_, "main", mem_, "main");
+  if (backup == nullptr) {
+    return error_on(writer_, "cannot start writing a snapshot back", sqlite3_errcode(writer_));
+  }
   // The connection's busy handler already waits for locks; this loop also covers SQLITE_LOCKED
   // and a busy handler that gives up early, within the same bound.
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.busy_timeout_ms);
+  auto locked = [&] {
+    return Status::environment(fmt::format(
+        "sqlite '{}': cannot restore a snapshot: the database stayed locked for {} ms (the "
+        "service must be idle, with no open transaction, between requests)",
+        options_.path, options_.busy_timeout_ms));
+  };
+  // With the cookie kept, the backup runs inside a write transaction of prowl's that has set the
+  // file's cookie one below the initial one: the backup writes its own cookie as one more than
+  // the one it finds, so the restore is one commit with the initial cookie.
+  bool cookie_set = false;
+  int rc = SQLITE_OK;
+  if (keep_cookie_) {
+    auto kept = lower_schema_cookie(image, deadline);
+    if (!kept) {
+      sqlite3_backup_finish(backup);
+      sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
+      return kept.status();
+    }
+    cookie_set = *kept;
+  }
   for (;;) {
     rc = sqlite3_backup_step(backup, -1);
     if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED) break;
@@ -367,25 +625,114 @@ Status SqliteSystem::write_back(const Image& image) {
     sqlite3_sleep(5);
   }
   const int finish = sqlite3_backup_finish(backup);
-  if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
-    return Status::environment(fmt::format(
-        "sqlite '{}': cannot restore a snapshot: the database stayed locked for {} ms (the "
-        "service must be idle, with no open transaction, between requests)",
-        options_.path, options_.busy_timeout_ms));
+  // The backup committed prowl's transaction (or rolled it back on failure); this only ends it
+  // for the connection.
+  if (!sqlite3_get_autocommit(writer_))
+    sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
+  if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) return locked();
+  if (rc != SQLITE_DONE) return error_on(writer_, "cannot write a snapshot back", rc);
+  if (finish != SQLITE_OK) return error_on(writer_, "cannot write a snapshot back", finish);
+  if (cookie_set) {
+    if (Status st = check_schema_cookie(); !st) return st;
   }
-  if (rc != SQLITE_DONE) return error("cannot write a snapshot back", rc);
-  if (finish != SQLITE_OK) return error("cannot write a snapshot back", finish);
+  // The file holds the image's content from here on.
+  content_ = kUnknownContent;
+  // Written by prowl's other connection: the reading connection's data_version has moved on.
+  auto version = data_version();
+  if (!version) return version.status();
+  content_ = image.content;
+  content_version_ = *version;
+  if (!image.observation.empty()) {
+    observation_ = image.observation;
+    observation_content_ = image.content;
+  }
+  for (const QueryResult& r : image.results) {
+    for (CachedQuery& q : queries_) {
+      if (q.sql != r.sql) continue;
+      q.rows = r.rows;
+      q.content = image.content;
+    }
+  }
+  return Status::ok();
+}
+
+Result<bool> SqliteSystem::lower_schema_cookie(const Image& image,
+                                               std::chrono::steady_clock::time_point deadline) {
+  keep_cookie_ = false;  // until shown to be safe again
+  // The image was saved with a different schema: the cookie must move on.
+  if (schema_cookie(image.data.get(), image.size) != initial_cookie_) return false;
+  int rc;
+  while ((rc = sqlite3_exec(writer_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr)) ==
+             SQLITE_BUSY &&
+         std::chrono::steady_clock::now() < deadline) {
+    sqlite3_sleep(5);
+  }
+  if (rc != SQLITE_OK) {
+    if (rc == SQLITE_BUSY) {
+      return Status::environment(fmt::format(
+          "sqlite '{}': cannot restore a snapshot: the database stayed locked for {} ms (the "
+          "service must be idle, with no open transaction, between requests)",
+          options_.path, options_.busy_timeout_ms));
+    }
+    return error_on(writer_, "cannot start writing a snapshot back", rc);
+  }
+  rc = sqlite3_step(read_cookie_stmt_);
+  const auto cookie = static_cast<std::uint32_t>(sqlite3_column_int64(read_cookie_stmt_, 0));
+  sqlite3_reset(read_cookie_stmt_);
+  if (rc != SQLITE_ROW) return error_on(writer_, "cannot read the schema cookie", rc);
+  // A different cookie in the file: a schema change since begin(). Another connection may hold
+  // a schema cached under the initial cookie: the cookie must move on.
+  if (cookie != initial_cookie_) return false;
+  rc = sqlite3_step(lower_cookie_stmt_);
+  sqlite3_reset(lower_cookie_stmt_);
+  if (rc != SQLITE_DONE) return error_on(writer_, "cannot set the schema cookie", rc);
+  return true;
+}
+
+Status SqliteSystem::check_schema_cookie() {
+  int rc = sqlite3_step(read_cookie_stmt_);
+  const auto cookie = static_cast<std::uint32_t>(sqlite3_column_int64(read_cookie_stmt_, 0));
+  sqlite3_reset(read_cookie_stmt_);
+  if (rc != SQLITE_ROW) return error_on(writer_, "cannot read the schema cookie", rc);
+  if (cookie == initial_cookie_) {
+    keep_cookie_ = true;
+    return Status::ok();
+  }
+  // A backup that did not count from the cookie it found in the transaction: the file still had
+  // the initial cookie and the image has it too, so every state has the initial schema and the
+  // initial cookie can be put back, in a transaction of its own.
+  rc = sqlite3_step(write_cookie_stmt_);
+  sqlite3_reset(write_cookie_stmt_);
+  if (rc != SQLITE_DONE) return error_on(writer_, "cannot put the schema cookie back", rc);
+  keep_cookie_ = true;
   return Status::ok();
 }
 
 Status SqliteSystem::begin() {
-  auto image = serialize();
+  content_ = kUnknownContent;
+  auto image = save_image();
   if (!image) return image.status();
   initial_ = std::move(*image);
-  auto version = data_version();
-  if (!version) return version.status();
+  initial_cookie_ = schema_cookie(initial_.data.get(), initial_.size);
+  for (sqlite3_stmt** stmt : {&read_cookie_stmt_, &write_cookie_stmt_, &lower_cookie_stmt_}) {
+    sqlite3_finalize(*stmt);
+    *stmt = nullptr;
+  }
+  // PRAGMA schema_version takes a signed 32-bit value (and wraps, as the 32-bit cookie does).
+  auto set = [](std::uint32_t cookie) {
+    return fmt::format("PRAGMA schema_version = {}", static_cast<std::int32_t>(cookie));
+  };
+  for (const auto& [sql, stmt] :
+       {std::pair{std::string("PRAGMA schema_version"), &read_cookie_stmt_},
+        std::pair{set(initial_cookie_), &write_cookie_stmt_},
+        std::pair{set(initial_cookie_ - 1), &lower_cookie_stmt_}}) {
+    const int rc =
+        sqlite3_prepare_v3(writer_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, stmt, nullptr);
+    if (rc != SQLITE_OK) return error_on(writer_, "cannot prepare " + sql, rc);
+  }
+  keep_cookie_ = true;
   current_ = kInitialImage;
-  current_version_ = *version;
+  current_version_ = content_version_;
   return Status::ok();
 }
 
@@ -400,10 +747,8 @@ Status SqliteSystem::end() {
 }
 
 Result<SnapshotHandle> SqliteSystem::save() {
-  auto image = serialize();
+  auto image = save_image();
   if (!image) return image.status();
-  auto version = data_version();
-  if (!version) return version.status();
   SnapshotHandle h;
   if (!free_.empty()) {
     h = free_.back();
@@ -414,20 +759,22 @@ Result<SnapshotHandle> SqliteSystem::save() {
     images_.push_back(std::move(*image));
   }
   current_ = h;
-  current_version_ = *version;
+  current_version_ = content_version_;
   return h;
 }
 
 Status SqliteSystem::restore(SnapshotHandle handle) {
   PROWL_CHECK(handle < images_.size() && images_[handle].data != nullptr,
               "sqlite '" + options_.path + "': restore of an unknown snapshot");
-  auto version = data_version();
-  if (!version) return version.status();
-  if (current_ == handle && *version == current_version_) return Status::ok();
+  if (current_ == handle) {
+    auto version = data_version();
+    if (!version) return version.status();
+    if (*version == current_version_) return Status::ok();
+  }
   current_ = kNoImage;
   if (Status st = write_back(images_[handle]); !st) return st;
   current_ = handle;
-  current_version_ = *version;  // prowl's own writes do not change its data_version
+  current_version_ = content_version_;
   return Status::ok();
 }
 
@@ -441,13 +788,15 @@ void SqliteSystem::release(SnapshotHandle handle) {
 
 Status SqliteSystem::reset() {
   PROWL_CHECK(initial_.data != nullptr, "sqlite '" + options_.path + "': reset before begin()");
-  auto version = data_version();
-  if (!version) return version.status();
-  if (current_ == kInitialImage && *version == current_version_) return Status::ok();
+  if (current_ == kInitialImage) {
+    auto version = data_version();
+    if (!version) return version.status();
+    if (*version == current_version_) return Status::ok();
+  }
   current_ = kNoImage;
   if (Status st = write_back(initial_); !st) return st;
   current_ = kInitialImage;
-  current_version_ = *version;
+  current_version_ = content_version_;
   return Status::ok();
 }
 

@@ -8,20 +8,45 @@
 // not part of a table's rows; declare a query that selects it when it matters. A query's rows are
 // observed in the order the query returns them: give it an ORDER BY.
 //
+// Reuse: prowl numbers each database content it sees. The number stays valid while PRAGMA
+// data_version on prowl's reading connection stays the same (it changes whenever another
+// connection, the service's or prowl's own restoring one, commits), and a snapshot keeps the
+// number of the content it holds, which a restore makes current again. observe() keeps the bytes
+// it added to the fingerprint, and query() the rows of each statement, for the content they were
+// computed on, and for the contents of the live snapshots; on the same content they are replayed
+// without reading a row. That is exact for what depends only on the rows and the schema: a table,
+// or a statement that calls none of SQLite's functions whose value may differ on the same rows
+// (random(), the date and time functions, changes(), last_insert_rowid(), pragma functions);
+// statements that do (and the observation, if a declared query does) are always run. The reads of
+// one observation, and each query, run in one read transaction: they see one state.
+//
 // Save and restore: a snapshot is the whole database image in memory (sqlite3_serialize on prowl's
 // connection; cost per snapshot = the database size). restore() writes an image back into the
-// live file with the backup API, which takes the file's locks like any writer, so every other
-// connection sees the restored content on its next query. Works with rollback-journal and WAL
-// files. REQUIRES: the service is idle (no open transaction) while prowl saves or restores; a
-// transaction that keeps the file locked longer than the busy timeout makes restore() fail with
-// an environment Status naming the file.
+// live file with the backup API on a connection of its own, which takes the file's locks like any
+// writer, so every other connection sees the restored content on its next query. Works with
+// rollback-journal and WAL files. REQUIRES: the service is idle (no open transaction) while prowl
+// saves or restores; a transaction that keeps the file locked longer than the busy timeout makes
+// restore() fail with an environment Status naming the file.
+//
+// The schema cookie: the backup API increments the file's schema cookie, which makes every other
+// connection (the service's, prowl's own) re-read the schema and re-prepare every statement on
+// its next query; for a small database that costs more than the restore itself. As long as the
+// schema has never changed during the run (every snapshot, and the file before every restore,
+// still has the cookie the file had at begin()), every state has the same schema, and restore()
+// puts the initial cookie back: the other connections keep their schema and their statements.
+// Once a schema change has been seen, the cookie is left as the backup API sets it (one more than
+// the file's), so it only ever grows and no connection can mistake a restored schema for the
+// one it has cached. Either way, the restored file holds the snapshot's pages byte for byte except
+// the header fields SQLite maintains on every commit (the file change counter and its copy at
+// offset 92, the library version number, and the schema cookie when it moved on).
 //
 // begin() takes the initial image; end() writes it back, so the database is left with exactly
-// the content it had (schema, rows and user_version; the schema cookie and change counter move on
-// so that other connections notice the change). The SqliteSystem owns its connections and its
+// the content it had (schema, rows and user_version). Queries run by query() are prepared once
+// and kept (the most recent few dozen). The SqliteSystem owns its connections, statements and
 // snapshots. Not thread-safe: driven from one thread, between actions.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -69,7 +94,8 @@ class SqliteSystem final : public System {
   // Runs one SQL statement on prowl's connection and returns its rows, every value as SQLite
   // renders it as text (a blob's bytes as they are), NULL as nullopt: for invariants written in
   // SQL. An environment Status names the file and the SQL; more than one statement is
-  // Status::invalid.
+  // Status::invalid. The statement is prepared on first use and kept for the next call with the
+  // same text; its rows are reused on the same content (see the file comment).
   Result<SqlRows> query(std::string_view sql) const;
 
   Status begin() override;
@@ -81,15 +107,38 @@ class SqliteSystem final : public System {
   Status reset() override;
 
   std::size_t live_snapshots() const { return images_.size() - free_.size(); }
+  // How often observe() read the tables, and how often it replayed the observation of the same
+  // content; how often query() ran its statement, and how often it returned the rows it had.
+  std::uint64_t observations_read() const { return observations_read_; }
+  std::uint64_t observations_reused() const { return observations_reused_; }
+  std::uint64_t queries_run() const { return queries_run_; }
+  std::uint64_t queries_reused() const { return queries_reused_; }
+  // Whether restores still put the initial schema cookie back (see the file comment).
+  bool keeps_schema_cookie() const { return keep_cookie_; }
 
  private:
-  // A serialized database image, allocated by SQLite.
+  // A database content, as far as prowl can tell: a number given to each content it has seen, kept
+  // while PRAGMA data_version on prowl's reading connection stays the same.
+  using ContentId = std::uint64_t;
+  static constexpr ContentId kUnknownContent = 0;
+
+  // A result of query(), and the content it was computed on.
+  struct QueryResult {
+    std::string sql;
+    SqlRows rows;
+  };
+  // A serialized database image, allocated by SQLite, with what prowl knew of its content when it
+  // was saved: its observation and the query results computed on it.
   struct Image {
     struct Free {
       void operator()(unsigned char* p) const;
     };
     std::unique_ptr<unsigned char, Free> data;
     std::int64_t size = 0;
+    std::uint64_t id = 0;  // unique per saved image: which one the in-memory connection holds
+    ContentId content = kUnknownContent;
+    std::string observation;  // empty: not known
+    std::vector<QueryResult> results;
   };
   // One observed table or query, prepared once on prowl's connection.
   struct Observed {
@@ -98,23 +147,82 @@ class SqliteSystem final : public System {
     bool is_table = false;  // rows are sorted by their encoding
     sqlite3_stmt* stmt = nullptr;
   };
+  // A statement query() prepared, kept for the next call with the same text, with its latest
+  // result when the statement always gives the same rows for the same content.
+  struct CachedQuery {
+    std::string sql;
+    sqlite3_stmt* stmt = nullptr;
+    bool reusable = false;  // read-only, and calls no function whose value may vary (random())
+    ContentId content = kUnknownContent;  // the content `rows` was computed on
+    SqlRows rows;
+  };
+  // Runs the statements of one scope in one read transaction on prowl's reading connection.
+  class ReadTransaction;
 
   SqliteSystem(std::string name, SqliteOptions options);
   Status prepare(Observed& o);
   Status error(const std::string& what, int rc) const;
+  Status error_on(sqlite3* db, const std::string& what, int rc) const;
   Status error_in(const Observed& o, int rc) const;
   // Each row of o's result, encoded canonically.
   Status read_rows(const Observed& o, std::vector<std::string>& rows) const;
+  // The content the file holds now (reads PRAGMA data_version).
+  Result<ContentId> current_content() const;
+  // Brings observation_ up to date with the file.
+  Status refresh_observation() const;
+  // query()'s kept statement for sql, or a new one (then kept, dropping the least recently used
+  // beyond the limit).
+  Result<CachedQuery*> query_statement(std::string_view sql) const;
+  Status run_query(CachedQuery& q, SqlRows& out) const;
   Result<Image> serialize();
+  // Saves the file's image with what is known of the current content.
+  Result<Image> save_image();
+  // Puts a copy of image into the in-memory connection, the source of the backup.
+  Status load(const Image& image);
+  // Writes image back and makes what is known of its content current.
   Status write_back(const Image& image);
+  // Before a backup of `image`, while the initial schema cookie is kept: opens a write
+  // transaction on writer_ and, when the file and the image still have the initial cookie, sets
+  // it one lower in that transaction (true), so that the backup, which writes one more than the
+  // cookie it finds, commits the initial one.
+  Result<bool> lower_schema_cookie(const Image& image,
+                                   std::chrono::steady_clock::time_point deadline);
+  // After such a backup: checks that the file has the initial cookie (and puts it back if not).
+  Status check_schema_cookie();
   // PRAGMA data_version: changes when another connection commits.
-  Result<std::int64_t> data_version();
+  Result<std::int64_t> data_version() const;
 
   SqliteOptions options_;
-  sqlite3* db_ = nullptr;   // prowl's connection on the file
-  sqlite3* mem_ = nullptr;  // in-memory connection holding the image being restored
+  sqlite3* db_ = nullptr;      // prowl's connection on the file: observations, queries, snapshots
+  sqlite3* writer_ = nullptr;  // prowl's connection that writes snapshots back
+  sqlite3* mem_ = nullptr;     // in-memory connection holding the image being restored
   sqlite3_stmt* data_version_stmt_ = nullptr;
+  sqlite3_stmt* begin_stmt_ = nullptr;
+  sqlite3_stmt* commit_stmt_ = nullptr;
+  sqlite3_stmt* read_cookie_stmt_ = nullptr;   // on writer_
+  sqlite3_stmt* write_cookie_stmt_ = nullptr;  // on writer_: sets the initial cookie
+  sqlite3_stmt* lower_cookie_stmt_ = nullptr;  // on writer_: sets the initial cookie - 1
+  std::uint64_t last_image_id_ = 0;
+  std::uint64_t loaded_image_ = 0;  // the image mem_ holds (0: none)
   std::vector<Observed> observed_;
+  mutable std::vector<CachedQuery> queries_;  // least recently used first
+
+  // What the file holds: content_ while data_version is content_version_.
+  mutable ContentId content_ = kUnknownContent;
+  mutable std::int64_t content_version_ = 0;
+  mutable ContentId last_content_ = kUnknownContent;  // the latest number given out
+  // The bytes observe() adds to the fingerprint for observation_content_.
+  mutable std::string observation_;
+  mutable ContentId observation_content_ = kUnknownContent;
+  mutable std::vector<std::string> rows_scratch_;
+  mutable std::uint64_t observations_read_ = 0;
+  mutable std::uint64_t observations_reused_ = 0;
+  mutable std::uint64_t queries_run_ = 0;
+  mutable std::uint64_t queries_reused_ = 0;
+  bool observation_reusable_ = true;  // no declared query calls a function that may vary
+
+  std::uint32_t initial_cookie_ = 0;  // the schema cookie at begin()
+  bool keep_cookie_ = false;
 
   Image initial_;
   std::vector<Image> images_;
@@ -123,7 +231,7 @@ class SqliteSystem final : public System {
   // restore() skip a write that would change nothing.
   static constexpr SnapshotHandle kNoImage = ~SnapshotHandle{0};
   static constexpr SnapshotHandle kInitialImage = ~SnapshotHandle{0} - 1;
-  SnapshotHandle current_ = kNoImage;
+  mutable SnapshotHandle current_ = kNoImage;  // query() forgets it after a write
   std::int64_t current_version_ = 0;
 };
 

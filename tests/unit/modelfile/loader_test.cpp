@@ -335,6 +335,7 @@ systems:
     env: {LOG_LEVEL: debug}
     health: /health
     ready_timeout: 5s
+    share_cpu: true
   - name: db
     type: sqlite
     tables: [orders, stock]
@@ -423,6 +424,8 @@ TEST(ModelFile, AFullModelBecomesTheExpectedSpec) {
             (std::vector<std::pair<std::string, std::string>>{{"LOG_LEVEL", "debug"}}));
   EXPECT_EQ(process.options.health_path, "/health");
   EXPECT_EQ(process.options.ready_timeout, std::chrono::milliseconds(5000));
+  EXPECT_TRUE(process.options.share_cpu);
+  EXPECT_FALSE(process.options.stateless);
   const auto& db = std::get<DatabaseSpec>(s.systems[1]);
   EXPECT_EQ(db.name, "db");
   EXPECT_EQ(db.type, "sqlite");

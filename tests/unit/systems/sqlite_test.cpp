@@ -20,148 +20,22 @@
 #include "prowl/strategy/bfs.hpp"
 #include "prowl/strategy/dfs.hpp"
 #include "prowl/world/world.hpp"
+#include "sqlite_helpers.hpp"
 
 namespace prowl {
 namespace {
 
-// A temporary directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "prowl-sqlite-XXXXXX").string();
-    PROWL_CHECK(mkdtemp(tmpl.data()) != nullptr, "mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
-
-// A connection of its own, as the service under test would hold.
-class Connection {
- public:
-  explicit Connection(const std::string& path) {
-    PROWL_CHECK(sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                                nullptr) == SQLITE_OK,
-                "cannot open " + path);
-    sqlite3_busy_timeout(db_, 2000);
-  }
-  ~Connection() { sqlite3_close_v2(db_); }
-  Connection(const Connection&) = delete;
-  Connection& operator=(const Connection&) = delete;
-
-  void exec(const std::string& sql) {
-    char* err = nullptr;
-    int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
-    std::string message = err ? err : "";
-    sqlite3_free(err);
-    PROWL_CHECK(rc == SQLITE_OK, sql + ": " + message);
-  }
-  // Every row of the result, values rendered with their type ("i:1", "t:alice", "null") and
-  // joined with '|'.
-  std::vector<std::string> rows(const std::string& sql) const {
-    sqlite3_stmt* stmt = nullptr;
-    PROWL_CHECK(sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK,
-                sql + ": " + sqlite3_errmsg(db_));
-    std::vector<std::string> out;
-    int rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-      std::string row;
-      for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
-        if (c > 0) row += '|';
-        const char* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, c));
-        switch (sqlite3_column_type(stmt, c)) {
-          case SQLITE_INTEGER:
-            row += "i:";
-            break;
-          case SQLITE_FLOAT:
-            row += "r:";
-            break;
-          case SQLITE_TEXT:
-            row += "t:";
-            break;
-          case SQLITE_BLOB:
-            row += "b:";
-            break;
-          default:
-            row += "null";
-            text = nullptr;
-        }
-        if (text) row += text;
-      }
-      out.push_back(row);
-    }
-    sqlite3_finalize(stmt);
-    PROWL_CHECK(rc == SQLITE_DONE, sql + ": " + sqlite3_errmsg(db_));
-    return out;
-  }
-  std::string one(const std::string& sql) const {
-    auto r = rows(sql);
-    PROWL_CHECK(r.size() == 1, sql + " did not return one row");
-    return r[0];
-  }
-
- private:
-  sqlite3* db_ = nullptr;
-};
-
-// The whole logical content of a database file, read through a fresh connection: user_version,
-// every schema entry, and every row of every table in rowid order.
-std::string dump(const std::string& path) {
-  Connection c(path);
-  std::string out = "user_version " + c.one("PRAGMA user_version") + "\n";
-  for (const auto& entry : c.rows("SELECT type, name, sql FROM sqlite_schema ORDER BY name")) {
-    out += entry + "\n";
-  }
-  for (const auto& table :
-       c.rows("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")) {
-    const std::string name = table.substr(2);
-    for (const auto& row : c.rows("SELECT rowid, * FROM \"" + name + "\" ORDER BY rowid")) {
-      out += name + ": " + row + "\n";
-    }
-  }
-  return out;
-}
-
-void create_accounts(const std::string& path, const std::string& journal_mode = "delete") {
-  Connection c(path);
-  c.exec("PRAGMA journal_mode = " + journal_mode);
-  c.exec(
-      "CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT, balance REAL);"
-      "INSERT INTO accounts VALUES (1, 'alice', 10.5), (2, 'bob', 3.0);"
-      "CREATE TABLE audit (line TEXT);");
-}
-
-std::unique_ptr<SqliteSystem> open_system(SqliteOptions options) {
-  auto sys = SqliteSystem::open("db", std::move(options));
-  PROWL_CHECK(sys.is_ok(), sys.status().message());
-  return std::move(*sys);
-}
-
-Fingerprint fingerprint_of(const SqliteSystem& sys) {
-  Hasher h;
-  Status st = sys.observe(h);
-  PROWL_CHECK(st.is_ok(), st.message());
-  return h.finish();
-}
-
-const char* kNames = "SELECT group_concat(name, ',') FROM (SELECT name FROM accounts ORDER BY id)";
+using testing::Connection;
+using testing::create_accounts;
+using testing::dump;
+using testing::fingerprint_of;
+using testing::kNames;
+using testing::open_system;
+using testing::ServiceProcess;
+using testing::TempDir;
 
 // Tests that run once with a rollback-journal file and once with a WAL file.
-class SqliteSystemInBothJournalModes : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    path_ = dir_.file("app.db");
-    create_accounts(path_, GetParam());
-  }
-  TempDir dir_;
-  std::string path_;
-};
+class SqliteSystemInBothJournalModes : public testing::AccountsFileInBothJournalModes {};
 
 TEST_P(SqliteSystemInBothJournalModes, RestoresASnapshotThatAnotherConnectionSees) {
   Connection service(path_);
@@ -235,95 +109,6 @@ TEST_P(SqliteSystemInBothJournalModes, EndLeavesTheFileWithExactlyTheContentItHa
   EXPECT_EQ(service.rows("SELECT * FROM accounts ORDER BY id"),
             (std::vector<std::string>{"i:1|t:alice|r:10.5", "i:2|t:bob|r:3.0"}));
 }
-
-// The service is another process with its own connection, idle between requests: it answers each
-// request line on a pipe ("names", "add <name>" or "quit") and keeps its connection open.
-class ServiceProcess {
- public:
-  explicit ServiceProcess(const std::string& path) {
-    int to_child[2], from_child[2];
-    PROWL_CHECK(pipe(to_child) == 0 && pipe(from_child) == 0, "pipe failed");
-    pid_ = fork();
-    PROWL_CHECK(pid_ >= 0, "fork failed");
-    if (pid_ == 0) {
-      close(to_child[1]);
-      close(from_child[0]);
-      serve(path, to_child[0], from_child[1]);
-    }
-    close(to_child[0]);
-    close(from_child[1]);
-    out_ = to_child[1];
-    in_ = from_child[0];
-  }
-  ~ServiceProcess() {
-    if (pid_ > 0) {
-      request("quit");
-      waitpid(pid_, nullptr, 0);
-    }
-    close(out_);
-    close(in_);
-  }
-  std::string request(const std::string& line) {
-    std::string msg = line + "\n";
-    PROWL_CHECK(write(out_, msg.data(), msg.size()) == static_cast<ssize_t>(msg.size()),
-                "write to the service failed");
-    return read_line(in_);
-  }
-  int quit() {
-    request("quit");
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-
- private:
-  static std::string read_line(int fd) {
-    std::string line;
-    char c;
-    while (read(fd, &c, 1) == 1 && c != '\n') line += c;
-    return line;
-  }
-  static void write_line(int fd, const std::string& line) {
-    std::string msg = line + "\n";
-    if (write(fd, msg.data(), msg.size()) != static_cast<ssize_t>(msg.size())) _exit(3);
-  }
-  [[noreturn]] static void serve(const std::string& path, int in, int out) {
-    sqlite3* db = nullptr;
-    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) _exit(2);
-    sqlite3_busy_timeout(db, 2000);
-    for (;;) {
-      std::string line = read_line(in);
-      if (line == "quit" || line.empty()) {
-        write_line(out, "bye");
-        sqlite3_close(db);
-        _exit(0);
-      }
-      std::string sql = line == "names" ? std::string(kNames)
-                                        : "INSERT INTO accounts (name, balance) VALUES ('" +
-                                              line.substr(4) + "', 0)";
-      sqlite3_stmt* stmt = nullptr;
-      std::string answer;
-      if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
-        answer = std::string("error: ") + sqlite3_errmsg(db);
-      } else {
-        int rc = sqlite3_step(stmt);
-        if (rc == SQLITE_ROW) {
-          const unsigned char* text = sqlite3_column_text(stmt, 0);
-          answer = text ? reinterpret_cast<const char*>(text) : "NULL";
-        } else {
-          answer = rc == SQLITE_DONE ? "ok" : std::string("error: ") + sqlite3_errmsg(db);
-        }
-      }
-      sqlite3_finalize(stmt);
-      write_line(out, answer);
-    }
-  }
-
-  pid_t pid_ = -1;
-  int out_ = -1;
-  int in_ = -1;
-};
 
 TEST_P(SqliteSystemInBothJournalModes, AServiceInAnotherProcessSeesTheRestoredRows) {
   ServiceProcess service(path_);
