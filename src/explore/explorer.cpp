@@ -93,42 +93,34 @@ struct Explorer::Impl {
   // before-invariants or run limits): a state's actions run in run_image_state().
   bool image_typed = false;
 
-  // Byte-image path: writes s's snapshot into the live bytes and restores its context. False
-  // when there is no byte image or s has no snapshot (then the planner must restore it).
-  bool restore_image(StateId s) {
-    if (s == held.state) {
-      std::memcpy(image.live, held.bytes, image.size);
-      if (!image_typed) world->restore_context(held.snapshot);
-      return true;
-    }
-    if (image_typed) {
-      const unsigned char* bytes = stored_image(s);
-      if (bytes == nullptr) return false;
-      std::memcpy(image.live, bytes, image.size);
-      return true;
-    }
-    const std::uint32_t snap = image.size ? planner->snapshot_of(s) : RestorePlanner::kNone;
-    if (snap == RestorePlanner::kNone) return false;
-    std::memcpy(image.live, image_system->snapshot_bytes(world->system_handle(snap, 0)),
-                image.size);
-    world->restore_context(snap);
-    return true;
-  }
   // While a state's actions run back to back, its snapshot is looked up once. Only while no
   // snapshot is saved or released: those may move the bytes.
   struct Held {
     StateId state = kNoState;
-    std::uint32_t snapshot = 0;
+    std::uint32_t snapshot = 0;  // the World's snapshot (unused on the typed path)
     const unsigned char* bytes = nullptr;
   } held;
-  void hold_image(StateId s) {
+  // s's snapshot on the byte-image path, from the explorer's store (typed path) or the World's;
+  // bytes == nullptr when there is no byte image or s has no snapshot.
+  Held image_of(StateId s) const {
     if (image_typed) {
-      if (const unsigned char* bytes = stored_image(s)) held = {s, 0, bytes};
-      return;
+      const unsigned char* bytes = stored_image(s);
+      return bytes == nullptr ? Held{} : Held{s, 0, bytes};
     }
     const std::uint32_t snap = image.size ? planner->snapshot_of(s) : RestorePlanner::kNone;
-    if (snap == RestorePlanner::kNone) return;
-    held = {s, snap, image_system->snapshot_bytes(world->system_handle(snap, 0))};
+    if (snap == RestorePlanner::kNone) return {};
+    return {s, snap, image_system->snapshot_bytes(world->system_handle(snap, 0))};
+  }
+  void hold_image(StateId s) { held = image_of(s); }
+  // Byte-image path: writes s's snapshot into the live bytes and restores its context (typed
+  // code never changes the context). False when there is no byte image or s has no snapshot
+  // (then the planner must restore it).
+  bool restore_image(StateId s) {
+    const Held h = s == held.state ? held : image_of(s);
+    if (h.bytes == nullptr) return false;
+    std::memcpy(image.live, h.bytes, image.size);
+    if (!image_typed) world->restore_context(h.snapshot);
+    return true;
   }
 
   // On the typed byte-image path the context never changes, so a state's snapshot is its bytes
@@ -187,7 +179,8 @@ struct Explorer::Impl {
   // Counts a step that ran in the stats and the coverage.
   void count_step(ActionId a, Outcome::Kind kind);
   Status commit(Executed& item, bool batch);
-  // The rest of commit() once the step's target t is in the graph.
+  // The rest of commit() once the step's target t is in the graph. The batch loop calls it
+  // directly: a step onto a known state, most of them, then costs no call at all.
   Status commit_added(Executed& item, StateId t, bool is_new, bool batch);
   void record(Pending p);
   Status replay_edge(StateId from, ActionId a, StateId to);
@@ -348,7 +341,8 @@ void Explorer::Impl::count_step(ActionId a, Outcome::Kind kind) {
 
 Status Explorer::Impl::run_image_state(StateId s, std::span<const ActionId> actions,
                                        std::vector<Executed>& items, std::size_t& n) {
-  PROWL_CHECK(held.state == s, "run_image_state() without the state's bytes held");
+  PROWL_CHECK(held.state == s && held.bytes != nullptr,
+              "run_image_state() without the state's bytes held");
   const unsigned char* const source = held.bytes;
   unsigned char* const live = image.live;
   const std::size_t size = image.size;
@@ -627,7 +621,7 @@ Result<RunReport> Explorer::Impl::run() {
       state_actions.clear();
       graph->take_unexplored(*s, state_actions);
       hold_image(*s);
-      if (image_typed && held.state == *s) {
+      if (image_typed && held.bytes != nullptr) {
         if (Status st = run_image_state(*s, state_actions, items, n); !st) return st;
       } else {
         for (ActionId a : state_actions) {
