@@ -1,10 +1,14 @@
 // shop_http_bench: how fast prowl explores the demo's shop service over real HTTP, one line per
 // configuration:
-//   BENCH name=shop_http_sqlite depth=D states=S transitions=T seconds=X transitions_per_s=R
-//         venomqa_transitions_per_s=760 ratio=R/760 replayed_per_transition=P findings=F
+//   BENCH name=shop_http_sqlite depth=D workers=W states=S transitions=T seconds=X
+//   transitions_per_s=R
+//         venomqa_transitions_per_s=760 ratio=R/760 replayed_per_transition=P
+//         restores_per_transition=Q findings=F
 //         prowl_cpu_s=C prowl_sys_s=K service_cpu_s=C service_sys_s=K
 // C is CPU time (user + system) during the run and K its system part, for prowl's process and for
 // the service (reaped by the end of the run, so counted in RUSAGE_CHILDREN): where the time goes.
+// W is the number of workers (--workers, default 1 and then 2 for SQLite): with W > 1 each worker
+// runs its own copy of the service on its own copy of the database file (Options::workers).
 // The shop_api service runs as a child process on a loopback port with its SQLite file (or, with
 // --dsn / PROWL_TEST_PG_DSN, also its PostgreSQL database) restored by snapshots between branches;
 // BFS explores examples/shop_api/shop.yaml (shop-postgres.yaml) to --depth D (default 10). The
@@ -20,6 +24,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <libpq-fe.h>
@@ -50,13 +55,14 @@ Cpu cpu_seconds(int who) {
   std::exit(3);
 }
 
-void run(const char* name, const fs::path& model_file, int depth) {
+void run(const char* name, const fs::path& model_file, int depth, unsigned workers) {
   auto model = prowl::modelfile::load_model_file(model_file.string());
   if (!model) fail(model.status().message());
   prowl::Bfs bfs;
   prowl::Options options;
   options.max_depth = static_cast<std::uint32_t>(depth);
   options.confirm = false;  // the exploration's rate, not the findings' replays
+  options.workers = workers;
   const Cpu self_before = cpu_seconds(RUSAGE_SELF);
   const Cpu service_before = cpu_seconds(RUSAGE_CHILDREN);
   const auto start = std::chrono::steady_clock::now();
@@ -72,14 +78,23 @@ void run(const char* name, const fs::path& model_file, int depth) {
   const double service_sys_s = service_after.sys - service_before.sys;
   const double service_cpu_s = service_after.user - service_before.user + service_sys_s;
   if (!r) fail(r.status().message());
+  for (const std::string& w : r->warnings) {
+    if (w.find("workers") != std::string::npos)
+      std::fprintf(stderr, "shop_http_bench: %s\n", w.c_str());
+  }
   const double rate = static_cast<double>(r->stats.transitions) / seconds;
   fmt::print(
-      "BENCH name={} depth={} states={} transitions={} seconds={:.3f} transitions_per_s={:.0f} "
+      "BENCH name={} depth={} workers={} states={} transitions={} seconds={:.3f} "
+      "transitions_per_s={:.0f} "
       "venomqa_transitions_per_s={:.0f} ratio={:.2f} replayed_per_transition={:.2f} "
+      "restores_per_transition={:.2f} "
       "findings={} prowl_cpu_s={:.3f} prowl_sys_s={:.3f} service_cpu_s={:.3f} "
       "service_sys_s={:.3f}\n",
-      name, depth, r->stats.states, r->stats.transitions, seconds, rate, kVenomQa, rate / kVenomQa,
+      name, depth, workers, r->stats.states, r->stats.transitions, seconds, rate, kVenomQa,
+      rate / kVenomQa,
       static_cast<double>(r->stats.replayed_actions) /
+          static_cast<double>(std::max<std::uint64_t>(1, r->stats.transitions)),
+      static_cast<double>(r->stats.restores) /
           static_cast<double>(std::max<std::uint64_t>(1, r->stats.transitions)),
       r->findings.size(), prowl_cpu_s, prowl_sys_s, service_cpu_s, service_sys_s);
   std::fflush(stdout);
@@ -89,6 +104,7 @@ void run(const char* name, const fs::path& model_file, int depth) {
 
 int main(int argc, char** argv) {
   int depth = 10;
+  std::vector<unsigned> workers;
   std::string dsn = std::getenv("PROWL_TEST_PG_DSN") ? std::getenv("PROWL_TEST_PG_DSN") : "";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -96,8 +112,15 @@ int main(int argc, char** argv) {
       depth = std::atoi(argv[++i]);
     } else if (arg == "--dsn" && i + 1 < argc) {
       dsn = argv[++i];
+    } else if (arg == "--workers" && i + 1 < argc) {
+      const int w = std::atoi(argv[++i]);
+      if (w < 1) {
+        std::fprintf(stderr, "shop_http_bench: --workers must be at least 1\n");
+        return 2;
+      }
+      workers.push_back(static_cast<unsigned>(w));
     } else {
-      std::fprintf(stderr, "usage: shop_http_bench [--depth D] [--dsn DSN]\n");
+      std::fprintf(stderr, "usage: shop_http_bench [--depth D] [--workers W]... [--dsn DSN]\n");
       return 2;
     }
   }
@@ -110,7 +133,9 @@ int main(int argc, char** argv) {
   fs::create_directories(dir);
   ::setenv("SHOP_API", SHOP_API_BINARY, 1);
   ::setenv("SHOP_DB", (dir / "shop.db").c_str(), 1);
-  run("shop_http_sqlite", fs::path(SHOP_API_DIR) / "shop.yaml", depth);
+  if (workers.empty()) workers = {1, 2};
+  for (unsigned w : workers)
+    run("shop_http_sqlite", fs::path(SHOP_API_DIR) / "shop.yaml", depth, w);
   fs::remove_all(dir);
   if (dsn.empty()) {
     std::fprintf(stderr,
@@ -124,7 +149,8 @@ int main(int argc, char** argv) {
   if (PQstatus(admin) != CONNECTION_OK) fail(fmt::format("cannot connect to {}", dsn));
   PQclear(PQexec(admin, ("CREATE DATABASE " + db).c_str()));
   ::setenv("SHOP_PG_DSN", (dsn + " dbname=" + db).c_str(), 1);
-  run("shop_http_postgres", fs::path(SHOP_API_DIR) / "shop-postgres.yaml", depth);
+  // One worker: a PostgreSQL database is not portable between copies of the service.
+  run("shop_http_postgres", fs::path(SHOP_API_DIR) / "shop-postgres.yaml", depth, 1);
   PQclear(PQexec(admin, ("DROP DATABASE " + db + " WITH (FORCE)").c_str()));
   PQfinish(admin);
   return 0;

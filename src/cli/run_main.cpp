@@ -138,6 +138,7 @@ struct CommandLine::Impl {
   std::uint64_t seed = 0;
   std::uint64_t max_steps = 0;
   std::uint32_t max_depth = 0;
+  std::uint32_t workers = 1;
   double time_limit = 0;
   double coverage_target = 0;
   bool stop_on_first = false;
@@ -199,6 +200,12 @@ void CommandLine::Impl::build_app() {
       ->transform(decimal_integer(false));
   app->add_option("--time-limit", time_limit, "stop after SECONDS (default 0: no limit)")
       ->type_name("SECONDS");
+  app->add_option("--workers", workers,
+                  "explore with N workers at once, each with its own copy of the services and "
+                  "database files (live targets on SQLite; default 1)")
+      ->type_name("N")
+      ->transform(decimal_integer(false))
+      ->check(CLI::Range(1, 256).description(""));
   app->add_option("--coverage-target", coverage_target,
                   "stop once this fraction (0..1) of the actions ran at least once (default 0: "
                   "never)")
@@ -441,6 +448,7 @@ int CommandLine::Impl::explore_model(const Model& model) {
   options.seed = seed;
   options.max_steps = max_steps;
   options.max_depth = max_depth;
+  options.workers = workers;
   options.time_limit = time_limit;
   options.coverage_target = coverage_target;
   options.stop_on_first = stop_on_first;

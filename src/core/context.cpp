@@ -1,6 +1,7 @@
 #include "prowl/core/context.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 #include <fmt/format.h>
 
@@ -36,6 +37,10 @@ std::vector<Context::Entry>& Context::mutable_data() {
     data_ = std::make_shared<std::vector<Entry>>();
   } else if (data_.use_count() > 1) {
     data_ = std::make_shared<std::vector<Entry>>(*data_);
+  } else {
+    // The last other owner (possibly on another thread: workers share states' contexts) may
+    // have just let go; what it read happened before the writes that follow.
+    std::atomic_thread_fence(std::memory_order_acquire);
   }
   // The shared_ptr holds a const view; this Context is now the only owner.
   return const_cast<std::vector<Entry>&>(*data_);

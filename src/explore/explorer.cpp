@@ -1,192 +1,16 @@
 #include "prowl/explore/explorer.hpp"
 
-#include <chrono>
-#include <cstring>
-#include <map>
-#include <tuple>
-#include <unordered_map>
-
 #include <fmt/format.h>
 
-#include "executor.hpp"
+#include "explorer_impl.hpp"
 #include "prowl/explore/replay.hpp"
-#include "prowl/world/restore_planner.hpp"
 
 namespace prowl {
 
-namespace {
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-// A finding as first seen: where it happened, not yet turned into steps.
-struct Pending {
-  FindingKind kind;
-  std::size_t index;  // invariant index, or action id for action errors
-  StateId source;     // state the failing step started from (kNoState: the initial state failed)
-  ActionId action;    // the failing step (kNoAction: a state check without a step)
-  StateId at;         // for state checks: the failing state
-  std::string message;
-  std::uint32_t length;
-};
-// A pair that ran, waiting to be added to the graph.
-struct Executed {
-  Pair pair;
-  bool ran = false;        // false: skipped, over its run limit, or not reached
-  bool error = false;      // the action failed: nothing to add
-  bool violation = false;  // a finding on this step (before-invariant or action error)
-  Outcome::Kind kind = Outcome::Kind::kOk;
-  Fingerprint fp;
-  std::vector<std::uint16_t> facts;  // the successor's facts, when the model tracks any
-  std::vector<std::pair<std::size_t, std::string>> failures;  // after-invariants that failed
-};
-}  // namespace
-
-struct Explorer::Impl {
-  Impl(const Model& m, Strategy& s, Options o) : model(m), strategy(s), options(std::move(o)) {}
-
-  const Model& model;
-  Strategy& strategy;
-  Options options;
-  std::unique_ptr<World> world;
-  std::unique_ptr<detail::Executor> exec;
-  std::unique_ptr<Graph> graph;
-  std::unique_ptr<RestorePlanner> planner;
-  std::vector<detail::Fact> facts;  // num_facts per state, contiguous
-  std::size_t nf = 0;
-  std::vector<detail::Fact> next_facts;
-  std::vector<std::uint32_t> run_counts;
-  bool any_run_limit = false;
-  std::vector<ActionId> enabled_scratch;
-  std::vector<ActionCoverage> coverage;
-  std::map<std::tuple<int, std::size_t, ActionId>, Pending> pending;
-  std::vector<std::string> warnings;
-  Stats stats;
-  // Per invariant, the states where it fails, with the message: a violation is reported for the
-  // step that breaks the invariant, not again for every step taken from a state that already
-  // violates it. In batch mode invariants are checked once per state and looked up here after.
-  std::vector<std::unordered_map<StateId, std::string>> violating;
-  std::vector<std::size_t> ever_violated;  // invariants with at least one violating state
-
-  std::span<const detail::Fact> facts_of(StateId s) const {
-    return nf == 0 ? std::span<const detail::Fact>() : std::span(&facts[s * nf], nf);
-  }
-  // The generator of step (s, a): seeded from the run seed, s's fingerprint and a, so the step
-  // draws the same numbers wherever and whenever it runs. Derived only if the action draws.
-  Rng step_rng(StateId s, ActionId a) const {
-    const Fingerprint& fp = graph->fingerprint(s);
-    return Rng::derived(options.seed, fp.lo ^ (fp.hi * 0x9e3779b97f4a7c15ULL), a);
-  }
-  std::uint64_t step_seed(StateId s, ActionId a) const { return step_rng(s, a).seed(); }
-
-  std::size_t actions_covered = 0;
-  bool observing = true;  // strategy.observes(), asked once
-  // Batch fast path: the world is one byte-image system without state keys. Restoring is a
-  // memcpy from the snapshot and the fingerprint is the bytes' hash, exactly as observe() would
-  // give, without the planner, World and System layers in between.
-  ByteImage image;
-  System* image_system = nullptr;
-  FingerprintFn image_hash = nullptr;  // fingerprint_of for image.size
-  // The byte-image path where every action runs typed and nothing else is tracked (no facts,
-  // before-invariants or run limits): a state's actions run in run_image_state().
-  bool image_typed = false;
-
-  // While a state's actions run back to back, its snapshot is looked up once. Only while no
-  // snapshot is saved or released: those may move the bytes.
-  struct Held {
-    StateId state = kNoState;
-    std::uint32_t snapshot = 0;  // the World's snapshot (unused on the typed path)
-    const unsigned char* bytes = nullptr;
-  } held;
-  // s's snapshot on the byte-image path, from the explorer's store (typed path) or the World's;
-  // bytes == nullptr when there is no byte image or s has no snapshot.
-  Held image_of(StateId s) const {
-    if (image_typed) {
-      const unsigned char* bytes = stored_image(s);
-      return bytes == nullptr ? Held{} : Held{s, 0, bytes};
-    }
-    const std::uint32_t snap = image.size ? planner->snapshot_of(s) : RestorePlanner::kNone;
-    if (snap == RestorePlanner::kNone) return {};
-    return {s, snap, image_system->snapshot_bytes(world->system_handle(snap, 0))};
-  }
-  void hold_image(StateId s) { held = image_of(s); }
-  // Byte-image path: writes s's snapshot into the live bytes and restores its context (typed
-  // code never changes the context). False when there is no byte image or s has no snapshot
-  // (then the planner must restore it).
-  bool restore_image(StateId s) {
-    const Held h = s == held.state ? held : image_of(s);
-    if (h.bytes == nullptr) return false;
-    std::memcpy(image.live, h.bytes, image.size);
-    if (!image_typed) world->restore_context(h.snapshot);
-    return true;
-  }
-
-  // On the typed byte-image path the context never changes, so a state's snapshot is its bytes
-  // alone, kept here rather than in the World: slot k holds image.size bytes at k * image.size.
-  struct ImageStore {
-    std::vector<unsigned char> bytes;
-    std::vector<std::uint32_t> free;
-    detail::ChunkedVector<std::uint32_t> slot_of;  // per state; kNoSlot once released
-  } store;
-  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
-  const unsigned char* stored_image(StateId s) const {
-    if (s >= store.slot_of.size() || store.slot_of[s] == kNoSlot) return nullptr;
-    return store.bytes.data() + std::size_t{store.slot_of[s]} * image.size;
-  }
-  // Keeps the live bytes as state t's snapshot (the world is at t).
-  Status keep_state(StateId t) {
-    if (!image_typed) return planner->discovered(t);
-    std::uint32_t slot;
-    if (!store.free.empty()) {
-      slot = store.free.back();
-      store.free.pop_back();
-    } else {
-      slot = static_cast<std::uint32_t>(store.bytes.size() / image.size);
-      store.bytes.resize(store.bytes.size() + image.size);
-    }
-    std::memcpy(store.bytes.data() + std::size_t{slot} * image.size, image.live, image.size);
-    store.slot_of.resize(std::max<std::size_t>(store.slot_of.size(), t + 1), kNoSlot);
-    store.slot_of[t] = slot;
-    return Status::ok();
-  }
-  // Frees state s's snapshot: nothing will run from s again.
-  void drop_state(StateId s) {
-    if (!image_typed) {
-      planner->release(s);
-      return;
-    }
-    if (s >= store.slot_of.size() || store.slot_of[s] == kNoSlot) return;
-    store.free.push_back(store.slot_of[s]);
-    store.slot_of[s] = kNoSlot;
-  }
-
-  // Records that invariant i fails in state s; false if it was known.
-  bool mark_violating(std::size_t i, StateId s, const std::string& message) {
-    if (violating[i].empty()) ever_violated.push_back(i);
-    return violating[i].emplace(s, message).second;
-  }
-
-  Status init();
-  Status expand(StateId s);
-  // Runs a pair the graph already has marked explored.
-  Status run_pair(Pair pick, bool batch, Executed& item);
-  // Batch mode on the typed byte-image path (image_typed), with s held: runs every one of
-  // `actions` from s into items[n...], advancing n.
-  Status run_image_state(StateId s, std::span<const ActionId> actions, std::vector<Executed>& items,
-                         std::size_t& n);
-  // Counts a step that ran in the stats and the coverage.
-  void count_step(ActionId a, Outcome::Kind kind);
-  Status commit(Executed& item, bool batch);
-  // The rest of commit() once the step's target t is in the graph. The batch loop calls it
-  // directly: a step onto a known state, most of them, then costs no call at all.
-  Status commit_added(Executed& item, StateId t, bool is_new, bool batch);
-  void record(Pending p);
-  Status replay_edge(StateId from, ActionId a, StateId to);
-  Result<RunReport> run();
-  Result<Finding> materialize(const Pending& p);
-};
+using detail::Clock;
+using detail::Executed;
+using detail::Pending;
+using detail::seconds_since;
 
 Explorer::Explorer(const Model& model, Strategy& strategy, Options options)
     : impl_(std::make_unique<Impl>(model, strategy, std::move(options))) {}
@@ -245,10 +69,10 @@ Status Explorer::Impl::replay_edge(StateId from, ActionId a, StateId to) {
   return Status::ok();
 }
 
-Status Explorer::Impl::expand(StateId s) {
+Status Explorer::Impl::expand(StateId s, detail::Executor& ex) {
   enabled_scratch.clear();
   if (options.max_depth == 0 || graph->depth(s) < options.max_depth) {
-    exec->enabled_actions(facts_of(s), any_run_limit ? &run_counts : nullptr, enabled_scratch);
+    ex.enabled_actions(facts_of(s), any_run_limit ? &run_counts : nullptr, enabled_scratch);
   }
   graph->set_enabled(s, enabled_scratch);
   for (ActionId a : enabled_scratch) ++coverage[a].enabled;
@@ -500,10 +324,7 @@ Status Explorer::Impl::commit_added(Executed& item, StateId t, bool is_new, bool
     violation = true;
   };
   if (!batch) {
-    for (auto& [i, msg] : item.failures) {
-      mark_violating(i, t, msg);
-      broke(i, msg);
-    }
+    violation = note_failures(item, t) || violation;
   } else if (is_new) {
     if (reached && exec->has_after()) {
       exec->check(false, [&](std::size_t i, const std::string& msg) {
@@ -521,7 +342,7 @@ Status Explorer::Impl::commit_added(Executed& item, StateId t, bool is_new, bool
   if (is_new) {
     stats.max_depth = std::max(stats.max_depth, graph->depth(t));
     if (reached) {
-      if (Status st = expand(t); !st) return st;
+      if (Status st = expand(t, *exec); !st) return st;
     } else {
       graph->set_enabled(t, {});
       strategy.notify(*graph, t, {});
@@ -532,25 +353,19 @@ Status Explorer::Impl::commit_added(Executed& item, StateId t, bool is_new, bool
   return Status::ok();
 }
 
-Result<RunReport> Explorer::Impl::run() {
-  const auto start = Clock::now();
-  if (Status st = init(); !st) return st;
-  observing = strategy.observes();
-  Fingerprint root_fp;
-  if (Status st = exec->fingerprint(std::vector<detail::Fact>(nf, 0), root_fp); !st) return st;
-  graph->add(root_fp, kNoState, kNoAction);
-  for (std::size_t i = 0; i < nf; ++i) facts.push_back(0);
-  if (Status st = planner->begin(0); !st) return st;
-  for (bool before : {false, true}) {
-    exec->check(before, [&](std::size_t i, const std::string& msg) {
-      if (mark_violating(i, 0, msg)) {
-        record({FindingKind::kInvariant, i, kNoState, kNoAction, 0, msg, 0});
-      }
-    });
+bool Explorer::Impl::note_failures(const Executed& item, StateId t) {
+  const auto [s, a] = item.pair;
+  bool any = false;
+  for (const auto& [i, msg] : item.failures) {
+    mark_violating(i, t, msg);
+    if (violating[i].count(s)) continue;  // broken before this step
+    record({FindingKind::kInvariant, i, s, a, kNoState, msg, graph->depth(s) + 1});
+    any = true;
   }
-  if (Status st = expand(0); !st) return st;
+  return any;
+}
 
-  Termination termination = Termination::kExhausted;
+Status Explorer::Impl::run_one(Clock::time_point start, Termination& termination) {
   double next_progress = options.progress_interval;
   std::uint64_t next_clock_check = 0;
   const std::size_t num_actions = model.actions().size();
@@ -683,6 +498,40 @@ Result<RunReport> Explorer::Impl::run() {
     }
     if (taken == 0) break;  // the strategy has nothing left
   }
+  return Status::ok();
+}
+
+Result<RunReport> Explorer::Impl::run() {
+  const auto start = Clock::now();
+  if (options.workers > 1) start_cpus = detail::thread_cpus();
+  if (Status st = init(); !st) return st;
+  observing = strategy.observes();
+  Fingerprint root_fp;
+  if (Status st = exec->fingerprint(std::vector<detail::Fact>(nf, 0), root_fp); !st) return st;
+  graph->add(root_fp, kNoState, kNoAction);
+  for (std::size_t i = 0; i < nf; ++i) facts.push_back(0);
+  if (Status st = planner->begin(0); !st) return st;
+  for (bool before : {false, true}) {
+    exec->check(before, [&](std::size_t i, const std::string& msg) {
+      if (mark_violating(i, 0, msg)) {
+        record({FindingKind::kInvariant, i, kNoState, kNoAction, 0, msg, 0});
+      }
+    });
+  }
+  if (Status st = expand(0, *exec); !st) return st;
+
+  Termination termination = Termination::kExhausted;
+  if (options.workers > 1) {
+    if (std::string why = workers_refused(); !why.empty()) {
+      warnings.push_back(
+          fmt::format("{} workers were asked for; running one: {}", options.workers, why));
+    } else if (Status st = run_workers(start, termination); !st) {
+      return st;
+    }
+  }
+  if (!workers) {
+    if (Status st = run_one(start, termination); !st) return st;
+  }
 
   RunReport report;
   report.model = model.name();
@@ -693,7 +542,7 @@ Result<RunReport> Explorer::Impl::run() {
   stats.states = graph->num_states();
   stats.transitions = graph->num_transitions();
   stats.replayed_actions = planner->replayed();
-  stats.restores = planner->restores();
+  stats.restores = planner->restores() + worker_loads;
   stats.graph_bytes = graph->memory_bytes();
   for (const auto& [key, p] : pending) {
     auto f = materialize(p);

@@ -11,6 +11,15 @@ Result<std::unique_ptr<World>> Model::make_world() const {
   return world_factory_();
 }
 
+Result<std::unique_ptr<World>> Model::make_world(std::size_t copy) const {
+  if (copy == 0) return make_world();
+  if (!copy_factory_) {
+    return Status::invalid(
+        fmt::format("model '{}' has no way to build copy {} of its world", name_, copy));
+  }
+  return copy_factory_(copy);
+}
+
 std::size_t Model::add_action(std::string name) {
   Action a;
   a.name = std::move(name);

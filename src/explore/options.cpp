@@ -15,6 +15,7 @@ Status Options::validate() const {
   if (!(time_limit >= 0)) {
     return Status::invalid(fmt::format("time limit {} must be >= 0 seconds", time_limit));
   }
+  if (workers < 1) return Status::invalid("workers must be at least 1");
   return Status::ok();
 }
 

@@ -16,7 +16,8 @@ Result<Database::Driver> sqlite_driver(const DatabaseSpec& spec) {
   for (const auto& [name, sql] : spec.queries) o.queries.push_back({name, sql});
   o.busy_timeout_ms = static_cast<int>(spec.busy_timeout.count());
   Database::Driver d;
-  d.capabilities = {.snapshot = true, .stack = false, .reset = true, .cheap = false};
+  d.capabilities = {
+      .snapshot = true, .stack = false, .reset = true, .cheap = false, .portable = true};
   d.open = [name = spec.name, o]() -> Result<std::unique_ptr<System>> {
     auto db = SqliteSystem::open(name, o);
     if (!db) return db.status();
@@ -87,6 +88,8 @@ Status Database::end() { return inner_ ? inner_->end() : Status::ok(); }
 Result<SnapshotHandle> Database::save() { return inner_->save(); }
 Status Database::restore(SnapshotHandle handle) { return inner_->restore(handle); }
 void Database::release(SnapshotHandle handle) { inner_->release(handle); }
+Result<SystemImagePtr> Database::capture() { return inner_->capture(); }
+Status Database::load(const SystemImagePtr& image) { return inner_->load(image); }
 Status Database::push() { return inner_->push(); }
 Status Database::rollback(std::size_t depth) { return inner_->rollback(depth); }
 Status Database::reset() { return inner_->reset(); }

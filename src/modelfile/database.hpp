@@ -40,6 +40,8 @@ class Database final : public System {
   Result<SnapshotHandle> save() override;
   Status restore(SnapshotHandle handle) override;
   void release(SnapshotHandle handle) override;
+  Result<SystemImagePtr> capture() override;
+  Status load(const SystemImagePtr& image) override;
   Status push() override;
   Status rollback(std::size_t depth) override;
   Status reset() override;

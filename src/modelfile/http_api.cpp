@@ -76,7 +76,7 @@ const HttpApi& HttpApi::of(const World& world) {
 
 Capabilities HttpApi::capabilities() const {
   if (spec_->reset) return {.snapshot = false, .stack = false, .reset = true, .cheap = false};
-  return {.snapshot = true, .stack = false, .reset = true, .cheap = false};
+  return {.snapshot = true, .stack = false, .reset = true, .cheap = false, .portable = true};
 }
 
 std::string HttpApi::redact(std::string_view text) const {
@@ -156,6 +156,11 @@ Status HttpApi::begin() {
 }
 
 Status HttpApi::restore(SnapshotHandle) {
+  step_.reset();
+  return Status::ok();
+}
+
+Status HttpApi::load(const SystemImagePtr& /*image*/) {
   step_.reset();
   return Status::ok();
 }

@@ -62,6 +62,9 @@ class HttpApi final : public System {
   Result<SnapshotHandle> save() override { return SnapshotHandle{0}; }
   Status restore(SnapshotHandle) override;
   void release(SnapshotHandle) override {}
+  // Holds nothing either in a copy of the world for another worker.
+  Result<SystemImagePtr> capture() override { return SystemImagePtr(); }
+  Status load(const SystemImagePtr& image) override;
   Status reset() override;
 
   // Runs an action's request against the service and judges the answer.

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -318,7 +319,7 @@ void ProcessSystem::unpin() {
 Capabilities ProcessSystem::capabilities() const {
   Capabilities c;
   c.reset = true;
-  c.snapshot = c.stack = options_.stateless;
+  c.snapshot = c.stack = c.portable = options_.stateless;
   return c;
 }
 
@@ -335,6 +336,16 @@ Result<SnapshotHandle> ProcessSystem::save() {
 
 Status ProcessSystem::restore(SnapshotHandle /*handle*/) {
   PROWL_CHECK(options_.stateless, "ProcessSystem::restore() on a service that keeps state");
+  return revive();
+}
+
+Result<SystemImagePtr> ProcessSystem::capture() {
+  PROWL_CHECK(options_.stateless, "ProcessSystem::capture() on a service that keeps state");
+  return SystemImagePtr();
+}
+
+Status ProcessSystem::load(const SystemImagePtr& /*image*/) {
+  PROWL_CHECK(options_.stateless, "ProcessSystem::load() on a service that keeps state");
   return revive();
 }
 
@@ -476,10 +487,15 @@ Status ProcessSystem::start() {
     return Status::environment(failure("cannot be started: /dev/null: " + errno_text(errno)));
   }
 
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) return Status::environment(failure("cannot be started: fork: " + errno_text(errno)));
   if (pid == 0) {
-    // The child: its own process group, default signal handling, stdin from /dev/null.
+    // The child: its own process group, default signal handling, stdin from /dev/null. It dies
+    // with the thread that started it, should prowl end without stopping it (killed, aborted);
+    // prowl may have died already, before the request took effect.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
     ::setpgid(0, 0);
     sigset_t none;
     ::sigemptyset(&none);

@@ -18,6 +18,9 @@ std::string_view to_string(RestoreMode mode) {
 
 World::~World() {
   if (begun_) (void)end();  // best effort: a failure here has nowhere to go
+  // Last added, first destroyed: a system may use those added before it.
+  while (!systems_.empty()) systems_.pop_back();
+  for (auto& fn : on_destroyed_) fn();
 }
 
 System& World::add(std::unique_ptr<System> system) {
@@ -41,6 +44,7 @@ Status World::begin() {
   bool all_snapshot = true;
   bool all_stack = true;
   cheap_ = true;
+  portable_ = true;
   for (auto& s : systems_) {
     Capabilities c = s->capabilities();
     if (!c.snapshot && !c.stack && !c.reset) {
@@ -51,9 +55,11 @@ Status World::begin() {
     all_snapshot = all_snapshot && c.snapshot;
     all_stack = all_stack && (c.snapshot || c.stack);
     cheap_ = cheap_ && c.cheap;
+    portable_ = portable_ && c.portable;
   }
   mode_ = all_snapshot ? RestoreMode::kSnapshot
                        : (all_stack ? RestoreMode::kStack : RestoreMode::kReset);
+  portable_ = portable_ && mode_ == RestoreMode::kSnapshot;
   for (auto& s : systems_) {
     if (Status st = s->begin(); !st) return st;
   }
@@ -151,6 +157,38 @@ void World::release(WorldSnapshot snapshot) {
   for (std::size_t i = 0; i < n; ++i) systems_[i]->release(snap_handles_[snapshot * n + i]);
   snap_context_[snapshot] = Context();
   snap_free_.push_back(snapshot);
+}
+
+const System* World::first_not_portable() const {
+  for (const auto& s : systems_) {
+    const Capabilities c = s->capabilities();
+    if (!c.portable || !c.snapshot) return s.get();
+  }
+  return nullptr;
+}
+
+Result<std::shared_ptr<const WorldImage>> World::capture() {
+  PROWL_CHECK(portable_, "World::capture() needs portable systems in snapshot mode");
+  auto image = std::make_shared<WorldImage>();
+  image->context = context_;
+  image->systems.reserve(systems_.size());
+  for (auto& s : systems_) {
+    auto part = s->capture();
+    if (!part) return part.status();
+    image->systems.push_back(std::move(*part));
+  }
+  return std::shared_ptr<const WorldImage>(std::move(image));
+}
+
+Status World::load(const WorldImage& image) {
+  PROWL_CHECK(portable_, "World::load() needs portable systems in snapshot mode");
+  PROWL_CHECK(image.systems.size() == systems_.size(),
+              "World::load() of an image of another kind of world");
+  for (std::size_t i = 0; i < systems_.size(); ++i) {
+    if (Status st = systems_[i]->load(image.systems[i]); !st) return st;
+  }
+  if (!context_.shares(image.context)) context_ = image.context;
+  return Status::ok();
 }
 
 Status World::push() {

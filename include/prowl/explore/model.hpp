@@ -121,6 +121,9 @@ class InvariantBuilder : public InvariantBuilderBase<InvariantBuilder> {
 class Model {
  public:
   using WorldFactory = std::function<Result<std::unique_ptr<World>>()>;
+  // Builds copy k (k >= 1) of the world for worker k of a run with several workers: its own
+  // systems (its own service, its own database file), whose images the other copies can load.
+  using CopyFactory = std::function<Result<std::unique_ptr<World>>(std::size_t copy)>;
 
   explicit Model(std::string name) : name_(std::move(name)) {}
   virtual ~Model() = default;
@@ -130,6 +133,14 @@ class Model {
   // How to build a fresh world (systems and initial context) for a run.
   void set_world(WorldFactory factory) { world_factory_ = std::move(factory); }
   Result<std::unique_ptr<World>> make_world() const;
+  // How to build the copies of the world for other workers (Options::workers). Without it a run
+  // has one worker: only the model knows what its copies must not share (a database file, a
+  // port).
+  void set_world_copies(CopyFactory factory) { copy_factory_ = std::move(factory); }
+  bool has_world_copies() const { return static_cast<bool>(copy_factory_); }
+  // Copy 0 is make_world(); copy k >= 1 comes from the copy factory (Status::invalid without
+  // one).
+  Result<std::unique_ptr<World>> make_world(std::size_t copy) const;
 
   ActionBuilder action(std::string name);
   InvariantBuilder invariant(std::string name);
@@ -175,6 +186,7 @@ class Model {
  private:
   std::string name_;
   WorldFactory world_factory_;
+  CopyFactory copy_factory_;
   std::vector<Action> actions_;
   std::vector<Invariant> invariants_;
   std::vector<std::string> state_keys_;

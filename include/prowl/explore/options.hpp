@@ -24,16 +24,27 @@ struct Options {
   // within the bound; other strategies can miss a state within it that they first reached by a
   // longer path (as SPIN's depth-first search with -m does).
   std::uint32_t max_depth = 0;
-  double time_limit = 0;            // seconds
-  double coverage_target = 0;       // stop once this fraction of actions ran at least once
-  bool stop_on_first = false;       // stop at the first finding
-  bool confirm = true;              // replay each finding from the initial state before reporting
-  bool shrink = false;              // reduce each finding's steps by delta debugging
-  bool record_edges = false;        // keep every transition (for graph reports)
+  double time_limit = 0;       // seconds
+  double coverage_target = 0;  // stop once this fraction of actions ran at least once
+  bool stop_on_first = false;  // stop at the first finding
+  bool confirm = true;         // replay each finding from the initial state before reporting
+  bool shrink = false;         // reduce each finding's steps by delta debugging
+  bool record_edges = false;   // keep every transition (for graph reports)
+  // Workers exploring one graph at once, each with its own copy of the world (its own service
+  // and database file, built by Model::make_world(k)), handing each other the states they saved.
+  // For live targets whose systems are all portable (SQLite files, stateless services) and whose
+  // model builds copies (Model::set_world_copies); otherwise, and for an in-process world, the
+  // run has one worker and says why in the report's warnings. Up to `workers` pairs are under way
+  // at once, whatever the strategy's lookahead. With a strategy that goes level by level (BFS), a
+  // pair runs only once every pair of a shallower level has, so depths and shortest paths are those
+  // of one worker; which of several equally short paths a finding shows may differ from run to run.
+  std::uint32_t workers = 1;
   double progress_interval = 0.25;  // seconds between on_progress calls
+  // Called from the exploring thread (with several workers, from any of theirs, one call at a
+  // time).
   std::function<void(const Progress&)> on_progress;
 
-  // Checks ranges: coverage target in [0, 1], non-negative time limit.
+  // Checks ranges: coverage target in [0, 1], non-negative time limit, at least one worker.
   Status validate() const;
 };
 

@@ -47,6 +47,10 @@ class Strategy {
   // order, before any pair of another state (BFS). The explorer may then ask pick_state() for
   // whole states instead of pick() for pairs, and run a state's actions back to back.
   virtual bool whole_states() const { return false; }
+  // True for a strategy that picks states in order of depth, never a deeper one before a
+  // shallower one (BFS). With several workers the explorer then runs a pair only once every pair
+  // from a shallower state has finished, so that each state gets the depth one worker gives it.
+  virtual bool level_order() const { return false; }
   // The next state whose unexplored actions should all run, or nullopt when there is nothing
   // left. The explorer marks them explored. REQUIRES: whole_states().
   virtual std::optional<StateId> pick_state(const Graph& /*graph*/) {

@@ -17,6 +17,7 @@ class Bfs final : public Strategy {
   // BFS picks do not depend on results: new states only join the back of the queue.
   std::size_t lookahead() const override { return 64; }
   bool whole_states() const override { return true; }
+  bool level_order() const override { return true; }
   bool observes() const override { return false; }
   std::optional<StateId> pick_state(const Graph& graph) override;
 

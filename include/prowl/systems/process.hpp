@@ -20,6 +20,9 @@
 //
 // Ctrl-C: install_stop_handlers() installs SIGINT/SIGTERM handlers that kill the process group of
 // every running ProcessSystem child and then re-raise the signal with the previous disposition.
+// A prowl that ends without stopping its services (SIGKILL, an abort) takes them along: each child
+// asks the kernel for SIGKILL when the thread that started it exits (PR_SET_PDEATHSIG). So
+// begin() and reset() belong on a thread that outlives the service, as the explorer's workers do.
 //
 // Ownership: a ProcessSystem owns its child process and the drainer thread. It is driven from one
 // thread (like every System); the accessors for the captured output may be called from any thread.
@@ -100,6 +103,10 @@ class ProcessSystem final : public System {
   Result<SnapshotHandle> save() override;
   Status restore(SnapshotHandle handle) override;
   void release(SnapshotHandle /*handle*/) override {}
+  // Stateless services only, the same way: copies of the service (for other workers) share
+  // nothing, so an image holds nothing.
+  Result<SystemImagePtr> capture() override;
+  Status load(const SystemImagePtr& image) override;
   Status push() override;
   Status rollback(std::size_t depth) override;
 

@@ -87,7 +87,9 @@ class SqliteSystem final : public System {
 
   const std::string& path() const { return options_.path; }
 
-  Capabilities capabilities() const override { return {true, false, true, false}; }
+  Capabilities capabilities() const override {
+    return {.snapshot = true, .stack = false, .reset = true, .cheap = false, .portable = true};
+  }
   Status observe(Hasher& hasher) const override;
   // One line per table and query: "name: (1, 'a'), (2, NULL)"; cut at describe_limit characters.
   std::string describe() const override;
@@ -105,6 +107,10 @@ class SqliteSystem final : public System {
   Status restore(SnapshotHandle handle) override;
   void release(SnapshotHandle handle) override;
   Status reset() override;
+  // An image is a snapshot that another SqliteSystem can write into its own file: a copy of the
+  // service with a copy of the database, for another worker (same schema).
+  Result<SystemImagePtr> capture() override;
+  Status load(const SystemImagePtr& image) override;
 
   std::size_t live_snapshots() const { return images_.size() - free_.size(); }
   // How often observe() read the tables, and how often it replayed the observation of the same
@@ -128,14 +134,16 @@ class SqliteSystem final : public System {
     SqlRows rows;
   };
   // A serialized database image, allocated by SQLite, with what prowl knew of its content when it
-  // was saved: its observation and the query results computed on it.
-  struct Image {
+  // was saved: its observation and the query results computed on it. Content numbers and image
+  // ids are unique in the process, so an image keeps its meaning in every SqliteSystem that
+  // loads it. Never changed once saved.
+  struct Image final : SystemImage {
     struct Free {
       void operator()(unsigned char* p) const;
     };
     std::unique_ptr<unsigned char, Free> data;
     std::int64_t size = 0;
-    std::uint64_t id = 0;  // unique per saved image: which one the in-memory connection holds
+    std::uint64_t id = 0;  // unique per saved image: which one mem_ holds, which one the file holds
     ContentId content = kUnknownContent;
     std::string observation;  // empty: not known
     std::vector<QueryResult> results;
@@ -178,9 +186,13 @@ class SqliteSystem final : public System {
   // Saves the file's image with what is known of the current content.
   Result<Image> save_image();
   // Puts a copy of image into the in-memory connection, the source of the backup.
-  Status load(const Image& image);
+  Status load_memory(const Image& image);
   // Writes image back and makes what is known of its content current.
   Status write_back(const Image& image);
+  // Brings the file to image, unless it holds it already (restore(), reset(), load()).
+  Status put(const Image& image);
+  // A new content number, unique in the process.
+  static ContentId new_content_id();
   // Before a backup of `image`, while the initial schema cookie is kept: opens a write
   // transaction on writer_ and, when the file and the image still have the initial cookie, sets
   // it one lower in that transaction (true), so that the backup, which writes one more than the
@@ -202,15 +214,13 @@ class SqliteSystem final : public System {
   sqlite3_stmt* read_cookie_stmt_ = nullptr;   // on writer_
   sqlite3_stmt* write_cookie_stmt_ = nullptr;  // on writer_: sets the initial cookie
   sqlite3_stmt* lower_cookie_stmt_ = nullptr;  // on writer_: sets the initial cookie - 1
-  std::uint64_t last_image_id_ = 0;
-  std::uint64_t loaded_image_ = 0;  // the image mem_ holds (0: none)
+  std::uint64_t loaded_image_ = 0;             // the image mem_ holds (0: none)
   std::vector<Observed> observed_;
   mutable std::vector<CachedQuery> queries_;  // least recently used first
 
   // What the file holds: content_ while data_version is content_version_.
   mutable ContentId content_ = kUnknownContent;
   mutable std::int64_t content_version_ = 0;
-  mutable ContentId last_content_ = kUnknownContent;  // the latest number given out
   // The bytes observe() adds to the fingerprint for observation_content_.
   mutable std::string observation_;
   mutable ContentId observation_content_ = kUnknownContent;
@@ -227,11 +237,10 @@ class SqliteSystem final : public System {
   Image initial_;
   std::vector<Image> images_;
   std::vector<SnapshotHandle> free_;
-  // The image the file holds now, as long as no other connection has committed since: lets
-  // restore() skip a write that would change nothing.
-  static constexpr SnapshotHandle kNoImage = ~SnapshotHandle{0};
-  static constexpr SnapshotHandle kInitialImage = ~SnapshotHandle{0} - 1;
-  mutable SnapshotHandle current_ = kNoImage;  // query() forgets it after a write
+  // The id of the image the file holds now, as long as no other connection has committed since:
+  // lets restore() skip a write that would change nothing.
+  static constexpr std::uint64_t kNoImage = 0;
+  mutable std::uint64_t current_ = kNoImage;  // query() forgets it after a write
   std::int64_t current_version_ = 0;
 };
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -19,7 +20,20 @@ struct Capabilities {
   bool stack = false;     // savepoints: only the current savepoint or an ancestor can be restored
   bool reset = false;     // only back to the state at begin()
   bool cheap = false;     // save/restore cost about as much as a memcpy of a small object
+  // capture() and load(): what one copy of the system captured, another copy can load. Copies
+  // are instances the model built the same way for the workers of one run (each its own service
+  // and database file); a run with several workers needs every system to be portable.
+  bool portable = false;
 };
+
+// A system's state as capture() saw it: immutable once made, shared between the workers'
+// threads, and loadable by every copy of the system that made it. Each system type derives its
+// own; an empty image (nullptr) is fine for a system with nothing to keep.
+class SystemImage {
+ public:
+  virtual ~SystemImage() = default;
+};
+using SystemImagePtr = std::shared_ptr<const SystemImage>;
 
 using SnapshotHandle = std::uint32_t;
 
@@ -62,6 +76,12 @@ class System {
   virtual ByteImage byte_image() { return {}; }
   // With a byte image: the bytes of a saved snapshot, valid until the next save() or release().
   virtual const unsigned char* snapshot_bytes(SnapshotHandle /*handle*/) const { return nullptr; }
+
+  // portable capability: the current state as an image, and back to an image that this system
+  // or a copy of it captured. Each call runs on the thread that drives this instance; the image
+  // may be read by other instances on other threads at the same time (it is immutable).
+  virtual Result<SystemImagePtr> capture();
+  virtual Status load(const SystemImagePtr& image);
 
   // stack capability. Savepoint 0 is the state at begin(); push() adds savepoint depth+1 holding
   // the current state; rollback(d) brings the state back to savepoint d and drops those above it.

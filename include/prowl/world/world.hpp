@@ -5,6 +5,7 @@
 // Driven from one thread.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -23,6 +24,13 @@ std::string_view to_string(RestoreMode mode);
 
 using WorldSnapshot = std::uint32_t;
 
+// A state of a whole world, its context and each system's image, that every copy of the world
+// (built by the same model for another worker) can load. Immutable once captured.
+struct WorldImage {
+  Context context;
+  std::vector<SystemImagePtr> systems;  // in the order the systems were added
+};
+
 class World {
  public:
   World() = default;
@@ -31,6 +39,10 @@ class World {
   ~World();
   World(const World&) = delete;
   World& operator=(const World&) = delete;
+
+  // Runs fn when the world is destroyed, after its systems (the services stopped, the files
+  // closed): for what the world's builder made for it, such as a temporary directory.
+  void on_destroyed(std::function<void()> fn) { on_destroyed_.push_back(std::move(fn)); }
 
   // Adds a system; the World owns it. REQUIRES: before begin(), unique name.
   System& add(std::unique_ptr<System> system);
@@ -50,6 +62,11 @@ class World {
   RestoreMode mode() const { return mode_; }
   // True when every system saves and restores at about the cost of a memcpy.
   bool cheap() const { return cheap_; }
+  // True in snapshot mode when every system is portable (known after begin()): copies of this
+  // world can load each other's images.
+  bool portable() const { return portable_; }
+  // The first system that is not portable (nullptr when all are).
+  const System* first_not_portable() const;
 
   // Makes the current state (systems and context) the initial state. Call once before exploring.
   Status begin();
@@ -75,6 +92,11 @@ class World {
     if (!context_.shares(snap_context_[snapshot])) context_ = snap_context_[snapshot];
   }
 
+  // portable() only: the current state as an image, and back to an image this world or a copy of
+  // it captured.
+  Result<std::shared_ptr<const WorldImage>> capture();
+  Status load(const WorldImage& image);
+
   // kSnapshot and kStack modes. Savepoint 0 is the initial state.
   Status push();
   Status rollback(std::size_t depth);
@@ -85,11 +107,13 @@ class World {
 
  private:
   std::vector<std::unique_ptr<System>> systems_;
+  std::vector<std::function<void()>> on_destroyed_;
   std::vector<Capabilities> caps_;
   Context context_;
   Context initial_context_;
   RestoreMode mode_ = RestoreMode::kSnapshot;
   bool cheap_ = true;
+  bool portable_ = false;
   bool begun_ = false;
 
   // Snapshot records: context and one handle per system, flattened.

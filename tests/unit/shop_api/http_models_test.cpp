@@ -6,7 +6,10 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <tuple>
@@ -58,13 +61,55 @@ const Summary& expected() {
 
 fs::path model_file(const char* name) { return fs::path(SHOP_API_README).parent_path() / name; }
 
-Result<RunReport> explore_file(const fs::path& file) {
+Result<RunReport> explore_file(const fs::path& file, std::uint32_t workers = 1) {
   auto model = modelfile::load_model_file(file.string());
   if (!model) return model.status();
   Bfs bfs;
   Options options;
   options.max_depth = 4;
+  options.workers = workers;
   return explore(**model, bfs, options);
+}
+
+// A directory of the test's own, made empty, removed at the end.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& name)
+      : path_(fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~ScratchDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// TMPDIR for the scope: where the copies of the world for other workers make their directories.
+class TmpDirFor {
+ public:
+  explicit TmpDirFor(const fs::path& dir) {
+    if (const char* old = ::getenv("TMPDIR")) old_ = old;
+    ::setenv("TMPDIR", dir.c_str(), 1);
+  }
+  ~TmpDirFor() {
+    if (old_.empty()) {
+      ::unsetenv("TMPDIR");
+    } else {
+      ::setenv("TMPDIR", old_.c_str(), 1);
+    }
+  }
+
+ private:
+  std::string old_;
+};
+
+std::vector<std::string> entries(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 TEST(ShopHttp, SqliteModelFindsTheSeededBugsByTheirShortestPaths) {
@@ -84,7 +129,76 @@ TEST(ShopHttp, SqliteModelFindsTheSeededBugsByTheirShortestPaths) {
   fs::remove_all(dir);
 }
 
+TEST(ShopHttp, TwoWorkersWithACopyOfTheServiceEachFindTheSameBugs) {
+  ScratchDir dir("prowl-shop-http-workers");
+  ScratchDir tmp("prowl-shop-http-workers-tmp");
+  TmpDirFor tmpdir(tmp.path());
+  ::setenv("SHOP_API", SHOP_API_BINARY, 1);
+  ::setenv("SHOP_DB", (dir.path() / "shop.db").c_str(), 1);
+  auto r = explore_file(model_file("shop.yaml"), 2);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_TRUE(r->warnings.empty()) << r->warnings.front();
+  EXPECT_EQ(r->stats.states, 12u);
+  EXPECT_EQ(r->stats.transitions, 29u);
+  EXPECT_EQ(r->stats.replayed_actions, 0u);
+  EXPECT_EQ(summary(*r), expected());
+  // The second copy's directory, database and journal are gone; the first copy's file is where
+  // the model says.
+  EXPECT_EQ(entries(tmp.path()), std::vector<std::string>{});
+  EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"shop.db"});
+}
+
+TEST(ShopHttp, WorkersNeedAServiceThatCanListenOnAPortOfItsOwn) {
+  ScratchDir dir("prowl-shop-http-fixed-port");
+  std::string text;
+  {
+    std::ifstream in(model_file("shop.yaml"));
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string health = "    health: /health\n";
+  const std::size_t at = text.find(health);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, "    port: 1\n");  // never reached: the model is refused before copy 1 starts
+  // The message names the line of the system's entry.
+  const std::size_t entry = text.find("  - name: service");
+  ASSERT_NE(entry, std::string::npos);
+  const auto line =
+      std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(entry), '\n') + 1;
+  const fs::path file = dir.path() / "fixed.yaml";
+  std::ofstream(file) << text;
+  ::setenv("SHOP_API", SHOP_API_BINARY, 1);
+  ::setenv("SHOP_DB", (dir.path() / "shop.db").c_str(), 1);
+  auto model = modelfile::load_model_file(file.string());
+  ASSERT_TRUE(model) << model.status().message();
+  // Copy 0 of the world cannot start on port 1 either: build copy 1 directly.
+  auto copy = (*model)->make_world(1);
+  ASSERT_FALSE(copy);
+  EXPECT_EQ(copy.status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(copy.status().message(),
+            file.string() + ":" + std::to_string(line) +
+                ": system 'service' listens on the fixed port 1: each worker runs its own copy of "
+                "the service, which needs a port of its own (leave port: out and use {port}, or "
+                "run one worker)");
+}
+
 using ShopHttpPostgres = testing::PgTest;
+
+TEST_F(ShopHttpPostgres, PostgresModelRunsOneWorkerAndSaysWhy) {
+  {
+    auto db = shop::PostgresDb::connect(dsn());
+    ASSERT_TRUE(db) << db.status().message();
+    ASSERT_TRUE(shop::Shop(**db).init());
+  }
+  ::setenv("SHOP_API", SHOP_API_BINARY, 1);
+  ::setenv("SHOP_PG_DSN", dsn().c_str(), 1);
+  auto r = explore_file(model_file("shop-postgres.yaml"), 2);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(summary(*r), expected());
+  ASSERT_EQ(r->warnings.size(), 1u);
+  EXPECT_EQ(r->warnings[0].rfind("2 workers were asked for; running one: system 'db' cannot", 0),
+            0u)
+      << r->warnings[0];
+}
 
 TEST_F(ShopHttpPostgres, PostgresModelFindsTheSameBugsAndLeavesTheDatabase) {
   {

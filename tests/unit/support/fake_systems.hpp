@@ -1,5 +1,6 @@
 // Fake systems for fast tests of the restore machinery: a vector of integers whose capabilities
-// can be restricted to stack-only or reset-only, counting every operation.
+// can be restricted to stack-only or reset-only, or include portable images, counting every
+// operation (counts are not atomic: give none to a system several workers drive).
 #pragma once
 
 #include <string>
@@ -12,7 +13,7 @@
 namespace prowl::testing {
 
 struct OpCounts {
-  int saves = 0, restores = 0, pushes = 0, rollbacks = 0, resets = 0;
+  int saves = 0, restores = 0, pushes = 0, rollbacks = 0, resets = 0, captures = 0, loads = 0;
 };
 
 class FakeSystem final : public System {
@@ -60,6 +61,19 @@ class FakeSystem final : public System {
     stack_.resize(depth + 1);
     return Status::ok();
   }
+  Result<SystemImagePtr> capture() override {
+    PROWL_CHECK(caps_.portable, "not portable");
+    if (counts_) ++counts_->captures;
+    auto image = std::make_shared<Image>();
+    image->values = values_;
+    return SystemImagePtr(std::move(image));
+  }
+  Status load(const SystemImagePtr& image) override {
+    PROWL_CHECK(caps_.portable, "not portable");
+    if (counts_) ++counts_->loads;
+    values_ = dynamic_cast<const Image&>(*image).values;
+    return Status::ok();
+  }
   Status reset() override {
     PROWL_CHECK(caps_.reset, "no reset");
     if (counts_) ++counts_->resets;
@@ -68,6 +82,9 @@ class FakeSystem final : public System {
   }
 
  private:
+  struct Image final : SystemImage {
+    std::vector<int> values;
+  };
   Capabilities caps_;
   std::vector<int> values_;
   std::vector<int> initial_;
@@ -79,6 +96,10 @@ class FakeSystem final : public System {
 inline Capabilities snapshot_caps() { return {true, true, true, false}; }
 inline Capabilities stack_only() { return {false, true, false, false}; }
 inline Capabilities reset_only() { return {false, false, true, false}; }
+// Every capability but cheap: a live target whose copies load each other's images.
+inline Capabilities portable_caps() {
+  return {.snapshot = true, .stack = true, .reset = true, .cheap = false, .portable = true};
+}
 
 // K counters in 0..N-1 over a FakeSystem with the given capabilities: inc_i and reset_i.
 inline Model fake_counters_model(Capabilities caps, int k, int n, OpCounts* counts = nullptr) {
@@ -86,6 +107,12 @@ inline Model fake_counters_model(Capabilities caps, int k, int n, OpCounts* coun
   model.set_world([=]() -> Result<std::unique_ptr<World>> {
     auto world = std::make_unique<World>();
     world->emplace<FakeSystem>("counters", caps, static_cast<std::size_t>(k), counts);
+    return world;
+  });
+  // Copies for other workers count nothing: the counts are not shared between threads.
+  model.set_world_copies([=](std::size_t) -> Result<std::unique_ptr<World>> {
+    auto world = std::make_unique<World>();
+    world->emplace<FakeSystem>("counters", caps, static_cast<std::size_t>(k));
     return world;
   });
   auto values = [](World& w) -> std::vector<int>& {

@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <fstream>
 #include <set>
 #include <string>
 #include <thread>
@@ -168,6 +169,41 @@ TEST(ProcessSystem, ReportsAServiceThatNeverBecomesReady) {
   EXPECT_TRUE(contains(st.message(), "stdout:\n" + std::to_string(service))) << st.message();
   EXPECT_TRUE(gone(service));
   EXPECT_EQ(p.pid(), -1);
+}
+
+TEST(ProcessSystem, AServiceDiesWithAProwlThatEndsWithoutStoppingIt) {
+  // A prowl (a child of this test) starts a service, reports its pid and is killed.
+  int pids[2];
+  ASSERT_EQ(::pipe(pids), 0);
+  const pid_t prowl = ::fork();
+  ASSERT_GE(prowl, 0);
+  if (prowl == 0) {
+    ::close(pids[0]);
+    ProcessSystem service("orphan", counter_server());
+    if (!service.begin()) ::_exit(2);
+    const pid_t pid = service.pid();
+    if (::write(pids[1], &pid, sizeof pid) != sizeof pid) ::_exit(3);
+    ::raise(SIGKILL);
+  }
+  ::close(pids[1]);
+  pid_t service = -1;
+  ASSERT_EQ(::read(pids[0], &service, sizeof service), static_cast<ssize_t>(sizeof service));
+  ::close(pids[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(prowl, &status, 0), prowl);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  // Gone, or a zombie waiting for a parent that reaps.
+  auto dead = [&] {
+    std::ifstream stat("/proc/" + std::to_string(service) + "/stat");
+    std::string pid, name, state;
+    return !(stat >> pid >> name >> state) || state == "Z";
+  };
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!dead() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_TRUE(dead()) << "the service " << service << " outlived the prowl that started it";
+  if (!dead()) ::kill(service, SIGKILL);
 }
 
 TEST(ProcessSystem, ReportsAnHttpHealthCheckThatNeverAnswers2xx) {

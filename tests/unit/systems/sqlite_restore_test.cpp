@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -139,6 +140,59 @@ TEST_P(SqliteRestoreInBothJournalModes, AfterASchemaChangeNoConnectionKeepsAStal
 INSTANTIATE_TEST_SUITE_P(SqliteJournalModes, SqliteRestoreInBothJournalModes,
                          ::testing::Values("delete", "wal"),
                          [](const auto& info) { return info.param; });
+
+TEST_P(SqliteRestoreInBothJournalModes, AnImageOneCopyCapturedLoadsIntoAnother) {
+  // A copy of the file, as each worker's copy of the service gets: the same pages, byte for byte.
+  const std::string copy_path = dir_.file("copy.db");
+  std::filesystem::copy_file(path_, copy_path);
+  if (std::filesystem::exists(path_ + "-wal")) {
+    std::filesystem::copy_file(path_ + "-wal", copy_path + "-wal");
+  }
+  const std::string initial = testing::dump(path_);
+  Connection service(path_);
+  Connection copy_service(copy_path);
+  sqlite3_stmt* names = nullptr;  // prepared once by the copy's service, as a real one does
+  ASSERT_EQ(sqlite3_prepare_v3(copy_service.handle(), kNames, -1, SQLITE_PREPARE_PERSISTENT, &names,
+                               nullptr),
+            SQLITE_OK);
+  auto sys = open_system({.path = path_, .tables = {"accounts"}});
+  auto copy = open_system({.path = copy_path, .tables = {"accounts"}});
+  ASSERT_TRUE(sys->begin());
+  ASSERT_TRUE(copy->begin());
+  EXPECT_TRUE(sys->capabilities().portable);
+
+  service.exec("INSERT INTO accounts VALUES (3, 'carol', 1)");
+  const Fingerprint carol = fingerprint_of(*sys);
+  auto image = sys->capture();
+  ASSERT_TRUE(image);
+  copy_service.exec("DELETE FROM accounts");
+  const std::uint64_t read_before = copy->observations_read();
+  ASSERT_TRUE(copy->load(*image));
+  EXPECT_EQ(copy_service.one(kNames), "t:alice,bob,carol");
+  // The image brings the observation made on its content: the copy reads no row for it.
+  EXPECT_EQ(fingerprint_of(*copy), carol);
+  EXPECT_EQ(copy->observations_read(), read_before);
+  // The copy's service keeps its schema and statements.
+  EXPECT_TRUE(copy->keeps_schema_cookie());
+  ASSERT_EQ(sqlite3_step(names), SQLITE_ROW);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(sqlite3_column_text(names, 0))),
+            "alice,bob,carol");
+  sqlite3_reset(names);
+  EXPECT_EQ(sqlite3_stmt_status(names, SQLITE_STMTSTATUS_REPREPARE, 0), 0);
+  sqlite3_finalize(names);
+
+  // The copy moves on; the original loads its own image back.
+  copy_service.exec("UPDATE accounts SET name = 'zed' WHERE id = 1");
+  service.exec("DELETE FROM accounts WHERE id = 3");
+  ASSERT_TRUE(sys->load(*image));
+  EXPECT_EQ(service.one(kNames), "t:alice,bob,carol");
+  EXPECT_EQ(fingerprint_of(*sys), carol);
+  // Each file goes back to the content it had at begin().
+  ASSERT_TRUE(sys->end());
+  ASSERT_TRUE(copy->end());
+  EXPECT_EQ(testing::dump(path_), initial);
+  EXPECT_EQ(testing::dump(copy_path), initial);
+}
 
 TEST(SqliteSystemReuse, ARestoredSnapshotReusesWhatWasObservedAndQueriedOnItsContent) {
   TempDir dir;

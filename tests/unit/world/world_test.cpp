@@ -287,5 +287,71 @@ TEST(World, EndReturnsSnapshotSystemsToTheirInitialState) {
   EXPECT_EQ(a.values()[0], 0);
 }
 
+TEST(World, LoadsAnImageThatACopyOfItCaptured) {
+  World original;
+  World copy;
+  auto& a = original.emplace<FakeSystem>("a", testing::portable_caps(), 2);
+  auto& b = copy.emplace<FakeSystem>("a", testing::portable_caps(), 2);
+  ASSERT_TRUE(original.begin());
+  ASSERT_TRUE(copy.begin());
+  EXPECT_TRUE(original.portable());
+  EXPECT_EQ(original.first_not_portable(), nullptr);
+  a.values() = {3, 4};
+  original.context().set("order", 7);
+  auto image = original.capture();
+  ASSERT_TRUE(image);
+  a.values() = {9, 9};  // the image is a copy, not a view
+  b.values() = {1, 1};
+  ASSERT_TRUE(copy.load(**image));
+  EXPECT_EQ(b.values(), (std::vector<int>{3, 4}));
+  EXPECT_EQ(copy.context().get<int>("order"), 7);
+  // And back into the world that captured it.
+  ASSERT_TRUE(original.load(**image));
+  EXPECT_EQ(a.values(), (std::vector<int>{3, 4}));
+  ASSERT_TRUE(copy.end());
+  EXPECT_EQ(b.values(), (std::vector<int>{0, 0}));
+  EXPECT_FALSE(copy.context().has("order"));
+  ASSERT_TRUE(original.end());
+}
+
+TEST(World, IsPortableOnlyInSnapshotModeWithEverySystemPortable) {
+  World mixed;
+  mixed.emplace<FakeSystem>("a", testing::portable_caps(), 1);
+  mixed.emplace<FakeSystem>("b", testing::snapshot_caps(), 1);
+  ASSERT_TRUE(mixed.begin());
+  EXPECT_FALSE(mixed.portable());
+  ASSERT_NE(mixed.first_not_portable(), nullptr);
+  EXPECT_EQ(mixed.first_not_portable()->name(), "b");
+
+  World stack;
+  stack.emplace<FakeSystem>("a", testing::portable_caps(), 1);
+  stack.emplace<FakeSystem>("s", testing::stack_only(), 1);
+  ASSERT_TRUE(stack.begin());
+  EXPECT_EQ(stack.mode(), RestoreMode::kStack);
+  EXPECT_FALSE(stack.portable());
+  EXPECT_EQ(stack.first_not_portable()->name(), "s");
+}
+
+TEST(World, RunsItsDestroyHooksAfterItsSystemsAreGone) {
+  std::vector<std::string> events;
+  struct Noisy final : System {
+    explicit Noisy(std::vector<std::string>& e) : System("noisy"), events(e) {}
+    ~Noisy() override { events.push_back("system destroyed"); }
+    Capabilities capabilities() const override { return {true, false, false, false}; }
+    Status observe(Hasher&) const override { return Status::ok(); }
+    Result<SnapshotHandle> save() override { return SnapshotHandle{0}; }
+    Status restore(SnapshotHandle) override { return Status::ok(); }
+    void release(SnapshotHandle) override {}
+    std::vector<std::string>& events;
+  };
+  {
+    World w;
+    w.emplace<Noisy>(events);
+    w.on_destroyed([&] { events.push_back("hook"); });
+    ASSERT_TRUE(w.begin());
+  }
+  EXPECT_EQ(events, (std::vector<std::string>{"system destroyed", "hook"}));
+}
+
 }  // namespace
 }  // namespace prowl

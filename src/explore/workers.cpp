@@ -1,0 +1,483 @@
+// Several workers exploring one graph (Options::workers > 1), each with its own copy of the world:
+// worker 0 on the explorer's world in the calling thread, worker k >= 1 on Model::make_world(k)
+// in a thread of its own, which builds, begins, ends and destroys that copy (so a service it
+// starts belongs to that thread, as ProcessSystem requires).
+//
+// Everything shared (graph, strategy, findings, statistics, the states' images) is guarded by one
+// mutex. A worker holds it to pick a pair and to commit what came of it; in between it loads the
+// source state's image into its copy of the world, runs the action, fingerprints the result and
+// checks the invariants without it. On a live target those are nearly all of a step's time, so
+// the workers overlap almost completely. A new state's image is captured while the lock is held,
+// before the strategy can hand the state to another worker.
+//
+// Images are reference counted: a worker keeps the image of the state it is loading even if
+// another worker drops it meanwhile (the state's last pair was picked).
+#include <sched.h>
+
+#include <condition_variable>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "explorer_impl.hpp"
+
+namespace prowl {
+
+using detail::Clock;
+using detail::seconds_since;
+
+namespace detail {
+
+std::vector<int> thread_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+}  // namespace detail
+
+namespace {
+
+// Lets the calling thread run on `cpus` (best effort: an affinity that cannot be set is left).
+void run_on(const std::vector<int>& cpus) {
+  if (cpus.empty()) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus) CPU_SET(c, &set);
+  (void)::sched_setaffinity(0, sizeof set, &set);
+}
+
+}  // namespace
+
+struct Explorer::Impl::Workers {
+  // One worker: its copy of the world, the executor on it, and the state the copy holds.
+  struct Worker {
+    std::unique_ptr<World> own;  // copies k >= 1; worker 0 runs on Impl::world
+    std::unique_ptr<detail::Executor> own_exec;
+    World* world = nullptr;
+    detail::Executor* exec = nullptr;
+    std::vector<int> cpus;  // where its thread runs (empty: worker 0, left as it is)
+    StateId at = kNoState;  // the state its world holds; kNoState: not known
+    Executed item;
+    std::string error;  // the action's message when item.error
+    std::vector<std::pair<std::size_t, std::string>> before;  // before-invariants failing at s
+    std::vector<detail::Fact> source_facts;
+    std::uint64_t loads = 0;
+  };
+
+  explicit Workers(Impl& impl) : x(impl) {}
+
+  Impl& x;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::unique_ptr<Worker>> pool;
+  // Per state, the image a worker captured when it found it; empty once nothing will run from it.
+  std::vector<std::shared_ptr<const WorldImage>> images;
+  std::map<std::uint32_t, std::uint32_t> flying;  // pairs under way, by their source's depth
+  std::vector<std::uint32_t> reserved;            // per action: runs under way
+  std::uint32_t in_flight = 0;
+  std::size_t built = 0;         // copies built (their files made), not yet begun
+  bool go = false;               // every copy is built: explore
+  bool stop = false;             // no more picks: a limit, the end, or a failure
+  Status failure;                // the first failure, which ends the run
+  std::exception_ptr exception;  // the first exception, rethrown by the main thread
+  double next_progress = 0;
+
+  // Under the lock.
+  void fail(const Status& st) {
+    if (failure) failure = st;
+    stop = true;
+    cv.notify_all();
+  }
+  // An exception from a worker (a broken invariant of prowl's, user code outside an action): the
+  // run stops, and once every thread is joined the main thread rethrows it, as it would have
+  // come through with one worker. Without the lock.
+  void caught(std::exception_ptr e) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!exception) exception = std::move(e);
+    stop = true;
+    cv.notify_all();
+  }
+  // Stops the run and joins every copy's thread.
+  void join(std::vector<std::thread>& threads) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stop = true;
+      cv.notify_all();
+    }
+    for (std::thread& t : threads) {
+      if (t.joinable()) t.join();
+    }
+  }
+  // The body of worker k's thread: copy_run(), then the copy's end on the same thread.
+  void copy_main(std::size_t k, Clock::time_point start, Termination& termination);
+  // Builds and begins copy k, then explores with it.
+  Status copy_run(std::size_t k, Clock::time_point start, Termination& termination);
+  // Picks, runs and commits pairs until there are none left or the run stops.
+  Status loop(Worker& w, Clock::time_point start, Termination& termination);
+  // Whether a limit ends the run now (`ends`), or may once the pairs under way are done (`wait`).
+  // Under the lock.
+  struct Limit {
+    bool ends = false;
+    bool wait = false;
+    Termination termination = Termination::kExhausted;
+  };
+  Limit limit(Clock::time_point start);
+  // Runs pair (s, a) on w's copy without the lock; the results go to w.item.
+  Status step(Worker& w, Pair pick, const WorldImage& image, const Fingerprint& source_fp);
+  // Adds what w's step found to the graph. Under the lock.
+  Status commit(Worker& w);
+};
+
+// Here, where Workers is complete.
+Explorer::Impl::Impl(const Model& m, Strategy& s, Options o)
+    : model(m), strategy(s), options(std::move(o)) {}
+Explorer::Impl::~Impl() = default;
+
+std::string Explorer::Impl::workers_refused() const {
+  if (world->cheap()) {
+    return "the world is in-process, which one thread explores fastest (workers pay off on live "
+           "services)";
+  }
+  if (!model.has_world_copies()) {
+    return fmt::format(
+        "model '{}' does not say how to build a copy of its world for another worker "
+        "(Model::set_world_copies; model files do)",
+        model.name());
+  }
+  if (const System* s = world->first_not_portable()) {
+    return fmt::format(
+        "system '{}' cannot load a state that another copy of it saved, which each worker's copy "
+        "of the world needs (SQLite files and stateless services can; PostgreSQL databases, "
+        "services that keep state and reset hooks cannot)",
+        s->name());
+  }
+  return {};
+}
+
+void Explorer::Impl::drop_image(StateId s) {
+  if (s < workers->images.size()) workers->images[s].reset();
+}
+
+Status Explorer::Impl::run_workers(Clock::time_point start, Termination& termination) {
+  const std::size_t n = options.workers;
+  workers = std::make_unique<Workers>(*this);
+  Workers& ws = *workers;
+  auto root = world->capture();
+  if (!root) return root.status();
+  ws.images.resize(graph->num_states());
+  ws.images[0] = std::move(*root);
+  ws.reserved.assign(model.actions().size(), 0);
+  ws.next_progress = options.progress_interval;
+  for (std::size_t k = 0; k < n; ++k) ws.pool.push_back(std::make_unique<Workers::Worker>());
+  ws.pool[0]->world = world.get();
+  ws.pool[0]->exec = exec.get();
+  ws.pool[0]->at = 0;
+  // A service that shares prowl's CPU pinned this thread to one CPU; then each worker gets a CPU
+  // of its own, the next ones after this thread's, for itself and its copy of the service.
+  // Otherwise (or with more workers than CPUs) the workers run wherever this thread could.
+  const std::vector<int> now = detail::thread_cpus();
+  bool pinned = now.size() == 1 && start_cpus.size() >= n;
+  std::size_t first = 0;
+  if (pinned) {
+    while (first < start_cpus.size() && start_cpus[first] != now[0]) ++first;
+    pinned = first < start_cpus.size();
+  }
+  for (std::size_t k = 1; k < n; ++k) {
+    ws.pool[k]->cpus =
+        pinned ? std::vector<int>{start_cpus[(first + k) % start_cpus.size()]} : start_cpus;
+  }
+
+  // The explorer's world will hold whatever state worker 0 leaves it in; the findings are
+  // replayed from the initial state, and the world ends there.
+  planner->invalidate();
+  std::vector<std::thread> threads;
+  try {
+    for (std::size_t k = 1; k < n; ++k) {
+      threads.emplace_back([&ws, k, start, &termination] { ws.copy_main(k, start, termination); });
+    }
+    // A copy may take what it needs from the explorer's world while that is idle at the initial
+    // state (the model file's copies take a byte copy of the database file): worker 0 starts
+    // once every copy is built. The copies begin (start their services) meanwhile and join as
+    // they can.
+    Status st;
+    {
+      std::unique_lock<std::mutex> lock(ws.mu);
+      ws.cv.wait(lock, [&] { return ws.stop || ws.built == n - 1; });
+      if (!ws.stop) {
+        ws.go = true;
+        ws.cv.notify_all();
+      }
+    }
+    if (ws.go) st = ws.loop(*ws.pool[0], start, termination);
+    if (!st) {
+      std::lock_guard<std::mutex> lock(ws.mu);
+      ws.fail(st);
+    }
+  } catch (...) {
+    ws.caught(std::current_exception());
+  }
+  ws.join(threads);
+  for (const auto& w : ws.pool) worker_loads += w->loads;
+  ws.images.clear();
+  if (ws.exception) std::rethrow_exception(ws.exception);
+  return ws.failure;
+}
+
+void Explorer::Impl::Workers::copy_main(std::size_t k, Clock::time_point start,
+                                        Termination& termination) {
+  Worker& w = *pool[k];
+  try {
+    if (Status st = copy_run(k, start, termination); !st) {
+      std::lock_guard<std::mutex> lock(mu);
+      fail(st);
+    }
+  } catch (...) {
+    caught(std::current_exception());
+  }
+  // The copy ends on the thread that began it: its services stop, their CPU pin is undone.
+  try {
+    w.own_exec.reset();
+    if (w.own) {
+      Status end = w.own->end();
+      w.own.reset();
+      if (!end) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (failure) failure = end;
+      }
+    }
+  } catch (...) {
+    caught(std::current_exception());
+  }
+}
+
+Status Explorer::Impl::Workers::copy_run(std::size_t k, Clock::time_point start,
+                                         Termination& termination) {
+  Worker& w = *pool[k];
+  run_on(w.cpus);
+  auto made = x.model.make_world(k);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ++built;
+    cv.notify_all();
+  }
+  if (!made) return made.status();
+  w.own = std::move(*made);
+  if (Status st = w.own->begin(); !st) return st;
+  bool alike = w.own->portable() && w.own->size() == x.world->size();
+  for (std::size_t i = 0; alike && i < w.own->size(); ++i) {
+    alike = w.own->system(i).name() == x.world->system(i).name();
+  }
+  if (!alike) {
+    return Status::invalid(
+        fmt::format("copy {} of model '{}''s world is not like the first: its systems differ or "
+                    "cannot load each other's states",
+                    k, x.model.name()));
+  }
+  w.own_exec = std::make_unique<detail::Executor>(x.model, *w.own);
+  w.world = w.own.get();
+  w.exec = w.own_exec.get();
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return go || stop; });
+    if (!go || stop) return Status::ok();
+  }
+  return loop(w, start, termination);
+}
+
+Explorer::Impl::Workers::Limit Explorer::Impl::Workers::limit(Clock::time_point start) {
+  const Options& o = x.options;
+  if (o.stop_on_first && !x.pending.empty()) return {true, false, Termination::kFirstFinding};
+  if (o.max_steps > 0 && x.stats.steps + in_flight >= o.max_steps) {
+    // Pairs under way that turn out skipped do not count: wait for them before stopping.
+    return {in_flight == 0, in_flight > 0, Termination::kMaxSteps};
+  }
+  if (o.coverage_target > 0 &&
+      static_cast<double>(x.actions_covered) >= o.coverage_target * x.model.actions().size()) {
+    return {true, false, Termination::kCoverageTarget};
+  }
+  if (o.time_limit > 0 || o.on_progress) {
+    const double t = seconds_since(start);
+    if (o.time_limit > 0 && t >= o.time_limit) return {true, false, Termination::kTimeLimit};
+    if (o.on_progress && t >= next_progress) {
+      next_progress = t + o.progress_interval;
+      o.on_progress(
+          {x.graph->num_states(), x.graph->num_transitions(), x.stats.steps, x.pending.size(), t});
+    }
+  }
+  return {};
+}
+
+Status Explorer::Impl::Workers::loop(Worker& w, Clock::time_point start, Termination& termination) {
+  const bool levels = x.strategy.level_order();
+  std::unique_lock<std::mutex> lock(mu);
+  for (;;) {
+    if (stop) return Status::ok();
+    if (const Limit l = limit(start); l.ends) {
+      termination = l.termination;
+      stop = true;
+      cv.notify_all();
+      return Status::ok();
+    } else if (l.wait) {
+      cv.wait(lock);
+      continue;
+    }
+    std::optional<Pair> pick = x.strategy.pick(*x.graph);
+    if (!pick) {
+      if (in_flight == 0) {
+        stop = true;  // nothing left, and nothing under way can add more
+        cv.notify_all();
+        return Status::ok();
+      }
+      cv.wait(lock);
+      continue;
+    }
+    const auto [s, a] = *pick;
+    PROWL_CHECK(
+        s < x.graph->num_states() && x.graph->is_unexplored(s, a),
+        fmt::format("strategy '{}' picked a pair that is not unexplored", x.strategy.name()));
+    x.graph->mark_explored(s, a);
+    const Action& action = x.model.actions()[a];
+    if (action.max_per_run > 0) {
+      // Runs under way that turn out skipped leave room: wait for them before deciding.
+      cv.wait(lock, [&] {
+        return stop || reserved[a] == 0 || x.run_counts[a] + reserved[a] < action.max_per_run;
+      });
+      if (stop) return Status::ok();
+      if (x.run_counts[a] + reserved[a] >= action.max_per_run) {
+        if (!x.graph->has_unexplored(s)) x.drop_state(s);
+        continue;
+      }
+    }
+    // From here on the pair is under way: no worker ends the run for want of pairs, and s's image
+    // is this worker's to keep even if another drops it.
+    const std::uint32_t depth = x.graph->depth(s);
+    ++in_flight;
+    ++flying[depth];
+    ++reserved[a];
+    std::shared_ptr<const WorldImage> image = s < images.size() ? images[s] : nullptr;
+    PROWL_CHECK(image != nullptr, "a worker picked a state whose image was dropped");
+    const Fingerprint source_fp = x.graph->fingerprint(s);
+    const auto facts = x.facts_of(s);
+    w.source_facts.assign(facts.begin(), facts.end());
+    if (levels) {
+      // A shallower pair under way may still find a state that this one would find deeper.
+      cv.wait(lock, [&] { return stop || flying.begin()->first >= depth; });
+      if (stop) {
+        --in_flight;
+        if (--flying[depth] == 0) flying.erase(depth);
+        --reserved[a];
+        cv.notify_all();
+        return Status::ok();
+      }
+    }
+    lock.unlock();
+    Status st = step(w, *pick, *image, source_fp);
+    image.reset();
+    lock.lock();
+    --in_flight;
+    if (--flying[depth] == 0) flying.erase(depth);
+    --reserved[a];
+    cv.notify_all();
+    if (!st) return st;
+    if (Status c = commit(w); !c) return c;
+  }
+}
+
+Status Explorer::Impl::Workers::step(Worker& w, Pair pick, const WorldImage& image,
+                                     const Fingerprint& source_fp) {
+  const auto [s, a] = pick;
+  Executed& item = w.item;
+  item.pair = pick;
+  item.ran = false;
+  item.error = false;
+  item.violation = false;
+  item.failures.clear();
+  w.before.clear();
+  if (w.at != s) {
+    ++w.loads;
+    w.at = kNoState;
+    if (Status st = w.world->load(image); !st) return st;
+    w.at = s;
+  }
+  detail::Executor& ex = *w.exec;
+  if (ex.has_before()) {
+    ex.check(true, [&](std::size_t i, const std::string& msg) { w.before.emplace_back(i, msg); });
+  }
+  Outcome out = ex.run(a, [&] { return x.step_rng_at(source_fp, a); });
+  if (out.kind == Outcome::Kind::kSkipped) return Status::ok();  // the world is still at s
+  w.at = kNoState;  // at the step's target, which commit() names
+  item.ran = true;
+  item.kind = out.kind;
+  if (out.kind == Outcome::Kind::kError) {
+    item.error = true;
+    item.violation = true;
+    w.error = std::move(out.message);
+    return Status::ok();
+  }
+  std::span<const detail::Fact> target_facts;
+  if (x.nf > 0) {
+    item.facts.resize(x.nf);
+    ex.advance(w.source_facts, a, item.facts);
+    target_facts = item.facts;
+  }
+  if (Status st = ex.fingerprint(target_facts, item.fp); !st) return st;
+  if (ex.has_after()) {
+    ex.check(false,
+             [&](std::size_t i, const std::string& msg) { item.failures.emplace_back(i, msg); });
+  }
+  return Status::ok();
+}
+
+Status Explorer::Impl::Workers::commit(Worker& w) {
+  Executed& item = w.item;
+  const auto [s, a] = item.pair;
+  Graph& graph = *x.graph;
+  // Checked before the action ran: they count even when it was skipped.
+  for (const auto& [i, msg] : w.before) {
+    if (x.mark_violating(i, s, msg)) {
+      x.record({FindingKind::kInvariant, i, kNoState, kNoAction, s, msg, graph.depth(s)});
+      item.violation = true;
+    }
+  }
+  if (!item.ran) {
+    if (!graph.has_unexplored(s)) x.drop_state(s);
+    return Status::ok();
+  }
+  x.count_step(a, item.kind);
+  if (item.error) {
+    x.record({FindingKind::kActionError, a, s, a, kNoState, w.error, graph.depth(s) + 1});
+    if (x.observing) x.strategy.observe(graph, {item.pair, kNoState, false, true});
+    if (!graph.has_unexplored(s)) x.drop_state(s);
+    return Status::ok();
+  }
+  const auto [t, is_new] = graph.add(item.fp, s, a);
+  graph.add_transition(s, a, t);
+  w.at = t;
+  if (is_new) {
+    for (std::size_t i = 0; i < x.nf; ++i) x.facts.push_back(item.facts[i]);
+    // Before the strategy hears of t: from then on any worker may pick it.
+    auto image = w.world->capture();
+    if (!image) return image.status();
+    if (images.size() <= t) images.resize(static_cast<std::size_t>(t) + 1);
+    images[t] = std::move(*image);
+    x.stats.max_depth = std::max(x.stats.max_depth, graph.depth(t));
+  }
+  const bool violation = x.note_failures(item, t) || item.violation;
+  if (is_new) {
+    if (Status st = x.expand(t, *w.exec); !st) return st;
+  }
+  if (x.observing) x.strategy.observe(graph, {item.pair, t, is_new, violation});
+  if (!graph.has_unexplored(s)) x.drop_state(s);
+  return Status::ok();
+}
+
+}  // namespace prowl
