@@ -14,6 +14,7 @@
 // another worker drops it meanwhile (the state's last pair was picked).
 #include <sched.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <exception>
 #include <map>
@@ -69,7 +70,13 @@ struct Explorer::Impl::Workers {
     Executed item;
     std::string error;  // the action's message when item.error
     std::vector<std::pair<std::size_t, std::string>> before;  // before-invariants failing at s
+    // The state its pairs start from: its image (kept even if another worker drops it), its
+    // fingerprint and facts, and the actions still to run from it (whole-state picks).
+    StateId source = kNoState;
+    std::shared_ptr<const WorldImage> source_image;
+    Fingerprint source_fp;
     std::vector<detail::Fact> source_facts;
+    std::vector<ActionId> queue;  // in reverse order: the next one is at the back
     std::uint64_t loads = 0;
   };
 
@@ -131,8 +138,16 @@ struct Explorer::Impl::Workers {
     Termination termination = Termination::kExhausted;
   };
   Limit limit(Clock::time_point start);
-  // Runs pair (s, a) on w's copy without the lock; the results go to w.item.
-  Status step(Worker& w, Pair pick, const WorldImage& image, const Fingerprint& source_fp);
+  // Takes the next pair for w: from the state it holds (w.queue), else from the strategy, a
+  // whole state (whole_states()) or one pair. Counts what it takes as under way. False: nothing
+  // to take now. Under the lock.
+  bool take(Worker& w, bool whole, Pair& pick);
+  // Makes s w's source state. Under the lock.
+  void hold_source(Worker& w, StateId s);
+  // Pair (s, a) is no longer under way. Under the lock.
+  void done(StateId s, ActionId a, bool reserved_run);
+  // Runs pair (w.source, a) on w's copy without the lock; the results go to w.item.
+  Status step(Worker& w, ActionId a);
   // Adds what w's step found to the graph. Under the lock.
   Status commit(Worker& w);
 };
@@ -316,22 +331,79 @@ Explorer::Impl::Workers::Limit Explorer::Impl::Workers::limit(Clock::time_point 
   return {};
 }
 
+void Explorer::Impl::Workers::hold_source(Worker& w, StateId s) {
+  w.source = s;
+  w.source_image = s < images.size() ? images[s] : nullptr;
+  PROWL_CHECK(w.source_image != nullptr, "a worker picked a state whose image was dropped");
+  w.source_fp = x.graph->fingerprint(s);
+  const auto facts = x.facts_of(s);
+  w.source_facts.assign(facts.begin(), facts.end());
+}
+
+bool Explorer::Impl::Workers::take(Worker& w, bool whole, Pair& pick) {
+  Graph& graph = *x.graph;
+  if (w.queue.empty()) {
+    if (whole) {
+      // All of a state's actions, run back to back: one load of its image at most, as with one
+      // worker.
+      const std::optional<StateId> s = x.strategy.pick_state(graph);
+      if (!s) return false;
+      PROWL_CHECK(*s < graph.num_states(),
+                  fmt::format("strategy '{}' picked an unknown state", x.strategy.name()));
+      graph.take_unexplored(*s, w.queue);
+      std::reverse(w.queue.begin(), w.queue.end());
+      hold_source(w, *s);
+    } else {
+      const std::optional<Pair> p = x.strategy.pick(graph);
+      if (!p) return false;
+      PROWL_CHECK(
+          p->state < graph.num_states() && graph.is_unexplored(p->state, p->action),
+          fmt::format("strategy '{}' picked a pair that is not unexplored", x.strategy.name()));
+      graph.mark_explored(p->state, p->action);
+      w.queue.assign(1, p->action);
+      if (w.source != p->state || w.source_image == nullptr) hold_source(w, p->state);
+    }
+    // From here on these pairs are under way: no worker ends the run for want of pairs.
+    in_flight += static_cast<std::uint32_t>(w.queue.size());
+    flying[graph.depth(w.source)] += static_cast<std::uint32_t>(w.queue.size());
+    if (w.queue.empty()) {
+      if (!graph.has_unexplored(w.source)) x.drop_state(w.source);
+      return take(w, whole, pick);
+    }
+  }
+  pick = {w.source, w.queue.back()};
+  w.queue.pop_back();
+  return true;
+}
+
+void Explorer::Impl::Workers::done(StateId s, ActionId a, bool reserved_run) {
+  --in_flight;
+  const std::uint32_t depth = x.graph->depth(s);
+  if (--flying[depth] == 0) flying.erase(depth);
+  if (reserved_run) --reserved[a];
+  cv.notify_all();
+}
+
 Status Explorer::Impl::Workers::loop(Worker& w, Clock::time_point start, Termination& termination) {
   const bool levels = x.strategy.level_order();
+  // As with one worker: not with a step limit, which must stop at an exact pair.
+  const bool whole = x.strategy.whole_states() && x.options.max_steps == 0;
   std::unique_lock<std::mutex> lock(mu);
   for (;;) {
     if (stop) return Status::ok();
-    if (const Limit l = limit(start); l.ends) {
-      termination = l.termination;
-      stop = true;
-      cv.notify_all();
-      return Status::ok();
-    } else if (l.wait) {
-      cv.wait(lock);
-      continue;
+    if (w.queue.empty()) {
+      if (const Limit l = limit(start); l.ends) {
+        termination = l.termination;
+        stop = true;
+        cv.notify_all();
+        return Status::ok();
+      } else if (l.wait) {
+        cv.wait(lock);
+        continue;
+      }
     }
-    std::optional<Pair> pick = x.strategy.pick(*x.graph);
-    if (!pick) {
+    Pair pick;
+    if (!take(w, whole, pick)) {
       if (in_flight == 0) {
         stop = true;  // nothing left, and nothing under way can add more
         cv.notify_all();
@@ -340,11 +412,7 @@ Status Explorer::Impl::Workers::loop(Worker& w, Clock::time_point start, Termina
       cv.wait(lock);
       continue;
     }
-    const auto [s, a] = *pick;
-    PROWL_CHECK(
-        s < x.graph->num_states() && x.graph->is_unexplored(s, a),
-        fmt::format("strategy '{}' picked a pair that is not unexplored", x.strategy.name()));
-    x.graph->mark_explored(s, a);
+    const auto [s, a] = pick;
     const Action& action = x.model.actions()[a];
     if (action.max_per_run > 0) {
       // Runs under way that turn out skipped leave room: wait for them before deciding.
@@ -353,50 +421,31 @@ Status Explorer::Impl::Workers::loop(Worker& w, Clock::time_point start, Termina
       });
       if (stop) return Status::ok();
       if (x.run_counts[a] + reserved[a] >= action.max_per_run) {
+        done(s, a, false);
         if (!x.graph->has_unexplored(s)) x.drop_state(s);
         continue;
       }
     }
-    // From here on the pair is under way: no worker ends the run for want of pairs, and s's image
-    // is this worker's to keep even if another drops it.
-    const std::uint32_t depth = x.graph->depth(s);
-    ++in_flight;
-    ++flying[depth];
     ++reserved[a];
-    std::shared_ptr<const WorldImage> image = s < images.size() ? images[s] : nullptr;
-    PROWL_CHECK(image != nullptr, "a worker picked a state whose image was dropped");
-    const Fingerprint source_fp = x.graph->fingerprint(s);
-    const auto facts = x.facts_of(s);
-    w.source_facts.assign(facts.begin(), facts.end());
     if (levels) {
       // A shallower pair under way may still find a state that this one would find deeper.
+      const std::uint32_t depth = x.graph->depth(s);
       cv.wait(lock, [&] { return stop || flying.begin()->first >= depth; });
-      if (stop) {
-        --in_flight;
-        if (--flying[depth] == 0) flying.erase(depth);
-        --reserved[a];
-        cv.notify_all();
-        return Status::ok();
-      }
+      if (stop) return Status::ok();
     }
     lock.unlock();
-    Status st = step(w, *pick, *image, source_fp);
-    image.reset();
+    Status st = step(w, a);
     lock.lock();
-    --in_flight;
-    if (--flying[depth] == 0) flying.erase(depth);
-    --reserved[a];
-    cv.notify_all();
+    done(s, a, true);
     if (!st) return st;
     if (Status c = commit(w); !c) return c;
   }
 }
 
-Status Explorer::Impl::Workers::step(Worker& w, Pair pick, const WorldImage& image,
-                                     const Fingerprint& source_fp) {
-  const auto [s, a] = pick;
+Status Explorer::Impl::Workers::step(Worker& w, ActionId a) {
+  const StateId s = w.source;
   Executed& item = w.item;
-  item.pair = pick;
+  item.pair = {s, a};
   item.ran = false;
   item.error = false;
   item.violation = false;
@@ -405,14 +454,14 @@ Status Explorer::Impl::Workers::step(Worker& w, Pair pick, const WorldImage& ima
   if (w.at != s) {
     ++w.loads;
     w.at = kNoState;
-    if (Status st = w.world->load(image); !st) return st;
+    if (Status st = w.world->load(*w.source_image); !st) return st;
     w.at = s;
   }
   detail::Executor& ex = *w.exec;
   if (ex.has_before()) {
     ex.check(true, [&](std::size_t i, const std::string& msg) { w.before.emplace_back(i, msg); });
   }
-  Outcome out = ex.run(a, [&] { return x.step_rng_at(source_fp, a); });
+  Outcome out = ex.run(a, [&] { return x.step_rng_at(w.source_fp, a); });
   if (out.kind == Outcome::Kind::kSkipped) return Status::ok();  // the world is still at s
   w.at = kNoState;  // at the step's target, which commit() names
   item.ran = true;
