@@ -77,6 +77,7 @@ struct Explorer::Impl::Workers {
     Fingerprint source_fp;
     std::vector<detail::Fact> source_facts;
     std::vector<ActionId> queue;  // in reverse order: the next one is at the back
+    std::uint32_t depth = 0;      // the source's depth when its pairs were taken
     std::uint64_t loads = 0;
   };
 
@@ -144,8 +145,8 @@ struct Explorer::Impl::Workers {
   bool take(Worker& w, bool whole, Pair& pick);
   // Makes s w's source state. Under the lock.
   void hold_source(Worker& w, StateId s);
-  // Pair (s, a) is no longer under way. Under the lock.
-  void done(StateId s, ActionId a, bool reserved_run);
+  // w's pair with action a is no longer under way. Under the lock.
+  void done(Worker& w, ActionId a, bool reserved_run);
   // Runs pair (w.source, a) on w's copy without the lock; the results go to w.item.
   Status step(Worker& w, ActionId a);
   // Adds what w's step found to the graph. Under the lock.
@@ -342,44 +343,45 @@ void Explorer::Impl::Workers::hold_source(Worker& w, StateId s) {
 
 bool Explorer::Impl::Workers::take(Worker& w, bool whole, Pair& pick) {
   Graph& graph = *x.graph;
-  if (w.queue.empty()) {
+  while (w.queue.empty()) {
+    StateId s;
     if (whole) {
       // All of a state's actions, run back to back: one load of its image at most, as with one
       // worker.
-      const std::optional<StateId> s = x.strategy.pick_state(graph);
-      if (!s) return false;
-      PROWL_CHECK(*s < graph.num_states(),
+      const std::optional<StateId> picked = x.strategy.pick_state(graph);
+      if (!picked) return false;
+      s = *picked;
+      PROWL_CHECK(s < graph.num_states(),
                   fmt::format("strategy '{}' picked an unknown state", x.strategy.name()));
-      graph.take_unexplored(*s, w.queue);
+      graph.take_unexplored(s, w.queue);
+      if (w.queue.empty()) continue;
       std::reverse(w.queue.begin(), w.queue.end());
-      hold_source(w, *s);
     } else {
       const std::optional<Pair> p = x.strategy.pick(graph);
       if (!p) return false;
+      s = p->state;
       PROWL_CHECK(
-          p->state < graph.num_states() && graph.is_unexplored(p->state, p->action),
+          s < graph.num_states() && graph.is_unexplored(s, p->action),
           fmt::format("strategy '{}' picked a pair that is not unexplored", x.strategy.name()));
-      graph.mark_explored(p->state, p->action);
+      graph.mark_explored(s, p->action);
       w.queue.assign(1, p->action);
-      if (w.source != p->state || w.source_image == nullptr) hold_source(w, p->state);
     }
-    // From here on these pairs are under way: no worker ends the run for want of pairs.
+    // A state's image, fingerprint and facts never change: a worker that holds them keeps them.
+    if (w.source != s || w.source_image == nullptr) hold_source(w, s);
+    // From here on these pairs are under way: no worker ends the run for want of pairs. Their
+    // depth is the one they are counted under until done(), whatever later re-parenting does.
+    w.depth = graph.depth(s);
     in_flight += static_cast<std::uint32_t>(w.queue.size());
-    flying[graph.depth(w.source)] += static_cast<std::uint32_t>(w.queue.size());
-    if (w.queue.empty()) {
-      if (!graph.has_unexplored(w.source)) x.drop_state(w.source);
-      return take(w, whole, pick);
-    }
+    flying[w.depth] += static_cast<std::uint32_t>(w.queue.size());
   }
   pick = {w.source, w.queue.back()};
   w.queue.pop_back();
   return true;
 }
 
-void Explorer::Impl::Workers::done(StateId s, ActionId a, bool reserved_run) {
+void Explorer::Impl::Workers::done(Worker& w, ActionId a, bool reserved_run) {
   --in_flight;
-  const std::uint32_t depth = x.graph->depth(s);
-  if (--flying[depth] == 0) flying.erase(depth);
+  if (--flying[w.depth] == 0) flying.erase(w.depth);
   if (reserved_run) --reserved[a];
   cv.notify_all();
 }
@@ -391,16 +393,15 @@ Status Explorer::Impl::Workers::loop(Worker& w, Clock::time_point start, Termina
   std::unique_lock<std::mutex> lock(mu);
   for (;;) {
     if (stop) return Status::ok();
-    if (w.queue.empty()) {
-      if (const Limit l = limit(start); l.ends) {
-        termination = l.termination;
-        stop = true;
-        cv.notify_all();
-        return Status::ok();
-      } else if (l.wait) {
-        cv.wait(lock);
-        continue;
-      }
+    // Before every pair, as one worker checks: the rest of a state's actions wait as well.
+    if (const Limit l = limit(start); l.ends) {
+      termination = l.termination;
+      stop = true;
+      cv.notify_all();
+      return Status::ok();
+    } else if (l.wait && w.queue.empty()) {  // a step limit: one pair at a time
+      cv.wait(lock);
+      continue;
     }
     Pair pick;
     if (!take(w, whole, pick)) {
@@ -412,6 +413,13 @@ Status Explorer::Impl::Workers::loop(Worker& w, Clock::time_point start, Termina
       cv.wait(lock);
       continue;
     }
+    if (levels) {
+      // A shallower pair under way may still find a state that this one would find deeper.
+      // Waited for before a per-run limit is claimed: a worker waiting here holds no claim that
+      // a shallower pair could be waiting for.
+      cv.wait(lock, [&] { return stop || flying.begin()->first >= w.depth; });
+      if (stop) return Status::ok();
+    }
     const auto [s, a] = pick;
     const Action& action = x.model.actions()[a];
     if (action.max_per_run > 0) {
@@ -421,22 +429,16 @@ Status Explorer::Impl::Workers::loop(Worker& w, Clock::time_point start, Termina
       });
       if (stop) return Status::ok();
       if (x.run_counts[a] + reserved[a] >= action.max_per_run) {
-        done(s, a, false);
+        done(w, a, false);
         if (!x.graph->has_unexplored(s)) x.drop_state(s);
         continue;
       }
     }
     ++reserved[a];
-    if (levels) {
-      // A shallower pair under way may still find a state that this one would find deeper.
-      const std::uint32_t depth = x.graph->depth(s);
-      cv.wait(lock, [&] { return stop || flying.begin()->first >= depth; });
-      if (stop) return Status::ok();
-    }
     lock.unlock();
     Status st = step(w, a);
     lock.lock();
-    done(s, a, true);
+    done(w, a, true);
     if (!st) return st;
     if (Status c = commit(w); !c) return c;
   }

@@ -336,6 +336,53 @@ TEST(Workers, RunAnActionNoMoreOftenThanItsPerRunLimit) {
   }
 }
 
+TEST(Workers, PerRunLimitsAndTheLevelBarrierDoNotWaitForEachOther) {
+  // 0 -go-> 1 -slow-> 3, 1 -lim-> 7; 0 -side-> 2 -next-> 5 -lim-> 7; lim runs once per run.
+  // One worker takes state 1 and spends 50 ms on slow; the other runs 2, then takes 5 (one
+  // level deeper) and would claim lim's only run before the barrier: then it waited for state
+  // 1's pairs and the first worker, at lim, for its claim. lim must run from 1, the shallower.
+  Model m("gate");
+  m.set_world([]() -> Result<std::unique_ptr<World>> {
+    auto world = std::make_unique<World>();
+    world->add(std::make_unique<Cell>());
+    return world;
+  });
+  m.set_world_copies([](std::size_t) -> Result<std::unique_ptr<World>> {
+    auto world = std::make_unique<World>();
+    world->add(std::make_unique<Cell>());
+    return world;
+  });
+  auto move = [&m](const char* name, int from, int to, std::chrono::milliseconds pause) {
+    return m.action(name)
+        .when([from](const World& w, const Context&) { return cell(w) == from; })
+        .run([to, pause](Step& s) {
+          std::this_thread::sleep_for(pause);
+          cell(s.world) = to;
+          return Outcome::ok();
+        });
+  };
+  move("go", 0, 1, std::chrono::milliseconds(0));
+  move("side", 0, 2, std::chrono::milliseconds(0));
+  move("slow", 1, 3, std::chrono::milliseconds(50));
+  move("next", 2, 5, std::chrono::milliseconds(0));
+  m.action("lim")
+      .max_per_run(1)
+      .when([](const World& w, const Context&) { return cell(w) == 1 || cell(w) == 5; })
+      .run([](Step& s) {
+        cell(s.world) = 7;
+        return Outcome::ok();
+      });
+  for (int round = 0; round < 3; ++round) {
+    Bfs bfs;
+    auto r = run_with(m, bfs, 2);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->termination, Termination::kExhausted);
+    EXPECT_EQ(r->coverage[static_cast<std::size_t>(m.find_action("lim"))].executed, 1u);
+    EXPECT_EQ(r->stats.states, 6u);  // 0, 1, 2, 3, 5, 7
+    EXPECT_EQ(r->stats.transitions, 5u);
+  }
+}
+
 TEST(Workers, ReportAnActionThatThrowsAndGoOn) {
   Model m = counters(2, 3);
   m.action("boom")
