@@ -4,11 +4,11 @@
 // starts belongs to that thread, as ProcessSystem requires).
 //
 // Everything shared (graph, strategy, findings, statistics, the states' images) is guarded by one
-// mutex. A worker holds it to pick a pair and to commit what came of it; in between it loads the
-// source state's image into its copy of the world, runs the action, fingerprints the result and
-// checks the invariants without it. On a live target those are nearly all of a step's time, so
-// the workers overlap almost completely. A new state's image is captured while the lock is held,
-// before the strategy can hand the state to another worker.
+// mutex. A worker holds it to take pairs (one, or with BFS all of a state's) and to commit what
+// came of each; in between it loads the source state's image into its copy of the world, runs the
+// action, fingerprints the result and checks the invariants without it. On a live target those are
+// nearly all of a step's time, so the workers overlap almost completely. A new state's image is
+// captured while the lock is held, before the strategy can hand the state to another worker.
 //
 // Images are reference counted: a worker keeps the image of the state it is loading even if
 // another worker drops it meanwhile (the state's last pair was picked).
