@@ -4,7 +4,9 @@
 // (invariant, action), keeping the shortest path; each is replayed from the initial state to
 // confirm it (and shrunk on request) before it is reported. An action that throws is a finding and
 // the run goes on. The Explorer builds its own World from the Model and returns it to the initial
-// state when the run ends. One run per Explorer; not thread-safe.
+// state when the run ends. With Options::workers > 1 on a live target it also builds a copy of
+// the world per extra worker and runs each in a thread of its own (docs/architecture.md, "Several
+// workers"); run() returns once they have all ended. One run per Explorer; not thread-safe.
 #pragma once
 
 #include <memory>
