@@ -217,10 +217,7 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
   }
   if (exec->has_before()) {
     exec->check(true, [&](std::size_t i, const std::string& msg) {
-      if (mark_violating(i, s, msg)) {
-        record({FindingKind::kInvariant, i, kNoState, kNoAction, s, msg, graph->depth(s)});
-        item.violation = true;
-      }
+      if (note_before(i, s, msg)) item.violation = true;
     });
   }
   Outcome out = exec->run(a, [&] { return step_rng(s, a); });
@@ -234,7 +231,7 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
   if (out.kind == Outcome::Kind::kError) {
     item.error = true;
     item.violation = true;
-    record({FindingKind::kActionError, a, s, a, kNoState, out.message, graph->depth(s) + 1});
+    note_action_error(s, a, std::move(out.message));
     planner->invalidate();
     return Status::ok();
   }
@@ -365,6 +362,29 @@ bool Explorer::Impl::note_failures(const Executed& item, StateId t) {
   return any;
 }
 
+std::optional<Termination> Explorer::Impl::limit_reached(Clock::time_point start,
+                                                         std::uint64_t under_way, bool clock,
+                                                         double& next_progress) {
+  if (options.stop_on_first && !pending.empty()) return Termination::kFirstFinding;
+  if (options.max_steps > 0 && stats.steps + under_way >= options.max_steps) {
+    return Termination::kMaxSteps;
+  }
+  if (options.coverage_target > 0 &&
+      static_cast<double>(actions_covered) >= options.coverage_target * model.actions().size()) {
+    return Termination::kCoverageTarget;
+  }
+  if (clock && (options.time_limit > 0 || options.on_progress)) {
+    const double t = seconds_since(start);
+    if (options.time_limit > 0 && t >= options.time_limit) return Termination::kTimeLimit;
+    if (options.on_progress && t >= next_progress) {
+      next_progress = t + options.progress_interval;
+      options.on_progress(
+          {graph->num_states(), graph->num_transitions(), stats.steps, pending.size(), t});
+    }
+  }
+  return std::nullopt;
+}
+
 Status Explorer::Impl::run_one(Clock::time_point start, Termination& termination) {
   double next_progress = options.progress_interval;
   std::uint64_t next_clock_check = 0;
@@ -395,31 +415,11 @@ Status Explorer::Impl::run_one(Clock::time_point start, Termination& termination
   std::vector<ActionId> state_actions;  // whole-state mode: the picked state's actions
 
   for (;;) {
-    if (options.stop_on_first && !pending.empty()) {
-      termination = Termination::kFirstFinding;
+    const bool clock = stats.steps >= next_clock_check;  // the clock every 256 steps
+    if (clock) next_clock_check = stats.steps + 256;
+    if (std::optional<Termination> t = limit_reached(start, 0, clock, next_progress)) {
+      termination = *t;
       break;
-    }
-    if (options.max_steps > 0 && stats.steps >= options.max_steps) {
-      termination = Termination::kMaxSteps;
-      break;
-    }
-    if (options.coverage_target > 0 &&
-        static_cast<double>(actions_covered) >= options.coverage_target * num_actions) {
-      termination = Termination::kCoverageTarget;
-      break;
-    }
-    if (stats.steps >= next_clock_check && (options.time_limit > 0 || options.on_progress)) {
-      next_clock_check = stats.steps + 256;
-      const double t = seconds_since(start);
-      if (options.time_limit > 0 && t >= options.time_limit) {
-        termination = Termination::kTimeLimit;
-        break;
-      }
-      if (options.on_progress && t >= next_progress) {
-        next_progress = t + options.progress_interval;
-        options.on_progress(
-            {graph->num_states(), graph->num_transitions(), stats.steps, pending.size(), t});
-      }
     }
 
     std::size_t want = batch_size;
@@ -512,11 +512,7 @@ Result<RunReport> Explorer::Impl::run() {
   for (std::size_t i = 0; i < nf; ++i) facts.push_back(0);
   if (Status st = planner->begin(0); !st) return st;
   for (bool before : {false, true}) {
-    exec->check(before, [&](std::size_t i, const std::string& msg) {
-      if (mark_violating(i, 0, msg)) {
-        record({FindingKind::kInvariant, i, kNoState, kNoAction, 0, msg, 0});
-      }
-    });
+    exec->check(before, [&](std::size_t i, const std::string& msg) { note_before(i, 0, msg); });
   }
   if (Status st = expand(0, *exec); !st) return st;
 

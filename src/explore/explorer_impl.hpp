@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -182,6 +183,17 @@ struct Explorer::Impl {
     if (violating[i].empty()) ever_violated.push_back(i);
     return violating[i].emplace(s, message).second;
   }
+  // A "before" invariant i that fails in s, checked before a step from s (or at the start, for
+  // the initial state): a finding at s unless it was known. True when it is new.
+  bool note_before(std::size_t i, StateId s, const std::string& message) {
+    if (!mark_violating(i, s, message)) return false;
+    record({FindingKind::kInvariant, i, kNoState, kNoAction, s, message, graph->depth(s)});
+    return true;
+  }
+  // Step (s, a) failed (threw or returned an error).
+  void note_action_error(StateId s, ActionId a, std::string message) {
+    record({FindingKind::kActionError, a, s, a, kNoState, std::move(message), graph->depth(s) + 1});
+  }
 
   // Several workers (workers.cpp), each with its own copy of the world, exploring one graph. Null
   // with one worker.
@@ -223,6 +235,10 @@ struct Explorer::Impl {
   // One worker on `world` until a limit or the end. REQUIRES: the root is in the graph and
   // expanded.
   Status run_one(detail::Clock::time_point start, Termination& termination);
+  // The option limit that ends the run now, counting `under_way` pairs as steps already taken;
+  // the time limit and progress calls (due at next_progress) only when `clock`.
+  std::optional<Termination> limit_reached(detail::Clock::time_point start, std::uint64_t under_way,
+                                           bool clock, double& next_progress);
   Result<Finding> materialize(const Pending& p);
 };
 

@@ -310,26 +310,11 @@ Status Explorer::Impl::Workers::copy_run(std::size_t k, Clock::time_point start,
 }
 
 Explorer::Impl::Workers::Limit Explorer::Impl::Workers::limit(Clock::time_point start) {
-  const Options& o = x.options;
-  if (o.stop_on_first && !x.pending.empty()) return {true, false, Termination::kFirstFinding};
-  if (o.max_steps > 0 && x.stats.steps + in_flight >= o.max_steps) {
-    // Pairs under way that turn out skipped do not count: wait for them before stopping.
-    return {in_flight == 0, in_flight > 0, Termination::kMaxSteps};
-  }
-  if (o.coverage_target > 0 &&
-      static_cast<double>(x.actions_covered) >= o.coverage_target * x.model.actions().size()) {
-    return {true, false, Termination::kCoverageTarget};
-  }
-  if (o.time_limit > 0 || o.on_progress) {
-    const double t = seconds_since(start);
-    if (o.time_limit > 0 && t >= o.time_limit) return {true, false, Termination::kTimeLimit};
-    if (o.on_progress && t >= next_progress) {
-      next_progress = t + o.progress_interval;
-      o.on_progress(
-          {x.graph->num_states(), x.graph->num_transitions(), x.stats.steps, x.pending.size(), t});
-    }
-  }
-  return {};
+  const std::optional<Termination> t = x.limit_reached(start, in_flight, true, next_progress);
+  if (!t) return {};
+  // Pairs under way that turn out skipped do not count toward a step limit: wait for them.
+  if (*t == Termination::kMaxSteps && in_flight > 0) return {false, true, *t};
+  return {true, false, *t};
 }
 
 void Explorer::Impl::Workers::hold_source(Worker& w, StateId s) {
@@ -494,10 +479,7 @@ Status Explorer::Impl::Workers::commit(Worker& w) {
   Graph& graph = *x.graph;
   // Checked before the action ran: they count even when it was skipped.
   for (const auto& [i, msg] : w.before) {
-    if (x.mark_violating(i, s, msg)) {
-      x.record({FindingKind::kInvariant, i, kNoState, kNoAction, s, msg, graph.depth(s)});
-      item.violation = true;
-    }
+    if (x.note_before(i, s, msg)) item.violation = true;
   }
   if (!item.ran) {
     if (!graph.has_unexplored(s)) x.drop_state(s);
@@ -505,7 +487,7 @@ Status Explorer::Impl::Workers::commit(Worker& w) {
   }
   x.count_step(a, item.kind);
   if (item.error) {
-    x.record({FindingKind::kActionError, a, s, a, kNoState, w.error, graph.depth(s) + 1});
+    x.note_action_error(s, a, std::move(w.error));
     if (x.observing) x.strategy.observe(graph, {item.pair, kNoState, false, true});
     if (!graph.has_unexplored(s)) x.drop_state(s);
     return Status::ok();

@@ -59,6 +59,8 @@ Result<SqliteSystem::Image> SqliteSystem::save_image() {
   for (const CachedQuery& q : queries_) {
     if (q.content == *content) image->results.push_back({q.sql, q.rows});
   }
+  current_ = image->id;  // the file holds the image
+  current_version_ = content_version_;
   return image;
 }
 
@@ -231,8 +233,6 @@ Status SqliteSystem::begin() {
     if (rc != SQLITE_OK) return error_on(writer_, "cannot prepare " + sql, rc);
   }
   keep_cookie_ = true;
-  current_ = initial_.id;
-  current_version_ = content_version_;
   return Status::ok();
 }
 
@@ -249,8 +249,6 @@ Status SqliteSystem::end() {
 Result<SnapshotHandle> SqliteSystem::save() {
   auto image = save_image();
   if (!image) return image.status();
-  current_ = image->id;
-  current_version_ = content_version_;
   SnapshotHandle h;
   if (!free_.empty()) {
     h = free_.back();
@@ -298,8 +296,6 @@ Status SqliteSystem::reset() {
 Result<SystemImagePtr> SqliteSystem::capture() {
   auto image = save_image();
   if (!image) return image.status();
-  current_ = image->id;
-  current_version_ = content_version_;
   return SystemImagePtr(std::make_shared<const Image>(std::move(*image)));
 }
 

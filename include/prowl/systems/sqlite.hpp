@@ -183,7 +183,8 @@ class SqliteSystem final : public System {
   Result<CachedQuery*> query_statement(std::string_view sql) const;
   Status run_query(CachedQuery& q, SqlRows& out) const;
   Result<Image> serialize();
-  // Saves the file's image with what is known of the current content.
+  // Saves the file's image with what is known of the current content; the file holds it
+  // (current_).
   Result<Image> save_image();
   // Puts a copy of image into the in-memory connection, the source of the backup.
   Status load_memory(const Image& image);
