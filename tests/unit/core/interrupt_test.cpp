@@ -1,0 +1,85 @@
+#include "prowl/core/interrupt.hpp"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+namespace prowl {
+namespace {
+
+class Interrupts : public ::testing::Test {
+ protected:
+  void SetUp() override { clear_interrupts(); }
+  void TearDown() override { clear_interrupts(); }
+};
+
+TEST_F(Interrupts, CountsSignalsAndRemembersTheFirst) {
+  EXPECT_EQ(interrupts(), 0);
+  EXPECT_EQ(interrupt_signal(), 0);
+  request_interrupt(SIGTERM);
+  request_interrupt(SIGINT);
+  EXPECT_EQ(interrupts(), 2);
+  EXPECT_EQ(interrupt_signal(), SIGTERM);
+  EXPECT_EQ(interrupt_exit_code(), 143);
+  clear_interrupts();
+  EXPECT_EQ(interrupts(), 0);
+}
+
+TEST_F(Interrupts, NamesTheSignals) {
+  EXPECT_EQ(signal_name(SIGINT), "SIGINT");
+  EXPECT_EQ(signal_name(SIGTERM), "SIGTERM");
+  EXPECT_EQ(signal_name(SIGHUP), "SIGHUP");
+  EXPECT_EQ(signal_name(SIGUSR1), "signal");
+}
+
+// In a forked child: the handlers count real signals; the third kills the registered process
+// groups and ends the process with 128 + the first signal. This process is made a subreaper, so
+// the stand-in service, orphaned when the child exits, is reparented here and its end can be seen.
+TEST_F(Interrupts, TheThirdSignalKillsRegisteredGroupsAndExits) {
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const pid_t service = ::fork();
+    if (service == 0) {
+      ::setpgid(0, 0);
+      for (;;) ::pause();
+    }
+    ::setpgid(service, service);
+    install_interrupt_handlers();
+    if (register_child_group(service) < 0) ::_exit(10);
+    if (::write(fds[1], &service, sizeof service) != sizeof service) ::_exit(13);
+    ::raise(SIGHUP);
+    ::raise(SIGINT);
+    if (interrupts() != 2 || interrupt_signal() != SIGHUP) ::_exit(11);
+    ::raise(SIGTERM);  // does not return
+    ::_exit(12);
+  }
+  ::close(fds[1]);
+  pid_t service = 0;
+  ASSERT_EQ(::read(fds[0], &service, sizeof service), static_cast<ssize_t>(sizeof service));
+  ::close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 129);
+  ASSERT_EQ(::waitpid(service, &status, 0), service);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+}
+
+TEST_F(Interrupts, GroupSlotsAreReused) {
+  const int a = register_child_group(999999);
+  ASSERT_GE(a, 0);
+  unregister_child_group(a);
+  EXPECT_EQ(register_child_group(999998), a);
+  unregister_child_group(a);
+}
+
+}  // namespace
+}  // namespace prowl
