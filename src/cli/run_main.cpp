@@ -1,7 +1,5 @@
 #include "prowl/cli/run_main.hpp"
 
-#include "prowl/systems/process.hpp"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +19,7 @@
 
 #include "action_list.hpp"
 #include "prowl/cli/version.hpp"
+#include "prowl/core/interrupt.hpp"
 #include "prowl/explore/explorer.hpp"
 #include "prowl/report/console.hpp"
 #include "prowl/report/format.hpp"
@@ -457,8 +456,9 @@ int CommandLine::Impl::explore_model(const Model& model) {
   if (!quiet && ::isatty(STDERR_FILENO)) {
     options.on_progress = [&progress](const Progress& p) { progress.update(p); };
   }
-  // Services a model starts (ProcessSystem) are stopped on Ctrl-C or SIGTERM as well.
-  install_stop_handlers();
+  // Ctrl-C, SIGTERM and SIGHUP stop the run at the next step; it still restores the systems and
+  // reports (prowl/core/interrupt.hpp).
+  install_interrupt_handlers();
   auto report = explore(model, **made, std::move(options));
   progress.finish();
   if (!report) {
@@ -488,6 +488,7 @@ int CommandLine::Impl::explore_model(const Model& model) {
       }
     }
   }
+  if (report->termination == Termination::kInterrupted) return interrupt_exit_code();
   return code;
 }
 

@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 
 #include "prowl/cli/run_main.hpp"
+#include "prowl/core/interrupt.hpp"
 #include "prowl/explore/finding_trace.hpp"
 #include "prowl/explore/replay.hpp"
-#include "prowl/systems/process.hpp"
 
 namespace prowl::detail {
 
@@ -106,8 +106,8 @@ std::optional<int> prepare(const Model& model, const TraceCommand& c, std::ostre
   }
   p.steps = std::move(*steps);
   p.recorded = std::move(*recorded);
-  // Services a model starts (ProcessSystem) are stopped on Ctrl-C or SIGTERM as well.
-  install_stop_handlers();
+  // Ctrl-C, SIGTERM and SIGHUP stop after the step in flight (prowl/core/interrupt.hpp).
+  install_interrupt_handlers();
   auto world = model.make_world();
   Status st = world ? (*world)->begin() : world.status();
   if (!st) {

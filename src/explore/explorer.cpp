@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "explorer_impl.hpp"
+#include "prowl/core/interrupt.hpp"
 #include "prowl/explore/replay.hpp"
 
 namespace prowl {
@@ -365,6 +366,7 @@ bool Explorer::Impl::note_failures(const Executed& item, StateId t) {
 std::optional<Termination> Explorer::Impl::limit_reached(Clock::time_point start,
                                                          std::uint64_t under_way, bool clock,
                                                          double& next_progress) {
+  if (interrupts() > 0) return Termination::kInterrupted;
   if (options.stop_on_first && !pending.empty()) return Termination::kFirstFinding;
   if (options.max_steps > 0 && stats.steps + under_way >= options.max_steps) {
     return Termination::kMaxSteps;

@@ -31,6 +31,8 @@ std::string_view to_string(Termination t) {
       return "coverage_target";
     case Termination::kFirstFinding:
       return "first_finding";
+    case Termination::kInterrupted:
+      return "interrupted";
   }
   return "exhausted";
 }

@@ -22,46 +22,14 @@
 
 #include <fmt/format.h>
 
+#include "prowl/core/interrupt.hpp"
+
 extern char** environ;
 
 namespace prowl {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Running children's process groups, for the signal handler. 0 marks a free slot.
-constexpr int kMaxRegistered = 64;
-std::atomic<pid_t> g_pgids[kMaxRegistered];
-static_assert(std::atomic<pid_t>::is_always_lock_free,
-              "the signal handler needs lock-free atomics");
-
-struct sigaction g_previous_int;
-struct sigaction g_previous_term;
-std::atomic<bool> g_handlers_installed{false};
-
-int register_pgid(pid_t pgid) {
-  for (int i = 0; i < kMaxRegistered; ++i) {
-    pid_t expected = 0;
-    if (g_pgids[i].compare_exchange_strong(expected, pgid)) return i;
-  }
-  return -1;
-}
-
-void unregister_pgid(int slot) {
-  if (slot >= 0) g_pgids[slot].store(0);
-}
-
-void on_stop_signal(int sig) {
-  const int saved_errno = errno;
-  for (auto& slot : g_pgids) {
-    const pid_t pgid = slot.load();
-    if (pgid > 0) ::kill(-pgid, SIGKILL);
-  }
-  ::sigaction(sig, sig == SIGINT ? &g_previous_int : &g_previous_term, nullptr);
-  // Blocked while this handler runs: delivered with the previous disposition when it returns.
-  ::raise(sig);
-  errno = saved_errno;
-}
 
 // Closes a file descriptor when it goes out of scope.
 class Fd {
@@ -187,7 +155,7 @@ std::string last_bytes(const std::string& text, std::size_t n) {
 // to out/err under mu; everything else is touched only by the thread driving the ProcessSystem.
 struct ProcessSystem::Child {
   pid_t pid = -1;
-  int slot = -1;            // in g_pgids, or -1
+  int slot = -1;            // register_child_group()'s, or -1
   bool reaped = false;      // waitpid has collected the exit status
   bool unexpected = false;  // exited while it should have been running
   int wait_status = 0;
@@ -268,7 +236,7 @@ struct ProcessSystem::Child {
     } while (rc < 0 && errno == EINTR);
     wait_status = status;
     reaped = true;
-    unregister_pgid(slot);
+    unregister_child_group(slot);
     slot = -1;
     finish_output();
   }
@@ -524,7 +492,7 @@ Status ProcessSystem::start() {
   child_ = std::make_unique<Child>();
   Child& c = *child_;
   c.pid = pid;
-  c.slot = register_pgid(pid);
+  c.slot = register_child_group(pid);
   c.limit = options_.output_limit;
   out_w.reset();
   err_w.reset();
@@ -610,16 +578,6 @@ void ProcessSystem::stop() {
     }
   }
   c.reap();  // SIGKILLs whatever is left of the group
-}
-
-void install_stop_handlers() {
-  if (g_handlers_installed.exchange(true)) return;
-  struct sigaction action {};
-  action.sa_handler = on_stop_signal;
-  ::sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;
-  ::sigaction(SIGINT, &action, &g_previous_int);
-  ::sigaction(SIGTERM, &action, &g_previous_term);
 }
 
 Result<ProbeResponse> http_get(int port, std::string_view path, std::chrono::milliseconds timeout) {

@@ -104,6 +104,13 @@ Status World::end() {
   return result;
 }
 
+std::pair<const System*, std::string> World::dead_system() const {
+  for (const auto& s : systems_) {
+    if (std::string why = s->died(); !why.empty()) return {s.get(), std::move(why)};
+  }
+  return {nullptr, {}};
+}
+
 Status World::observe(Hasher& hasher) const {
   for (const auto& s : systems_) {
     if (Status st = s->observe(hasher); !st) return st;

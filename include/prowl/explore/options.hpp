@@ -48,7 +48,14 @@ struct Options {
   Status validate() const;
 };
 
-enum class Termination { kExhausted, kMaxSteps, kTimeLimit, kCoverageTarget, kFirstFinding };
+enum class Termination {
+  kExhausted,
+  kMaxSteps,
+  kTimeLimit,
+  kCoverageTarget,
+  kFirstFinding,
+  kInterrupted,  // a signal asked the run to stop (prowl/core/interrupt.hpp)
+};
 std::string_view to_string(Termination t);
 
 }  // namespace prowl

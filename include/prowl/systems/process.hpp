@@ -18,11 +18,11 @@
 // never becomes ready, dies between steps) are Status::environment values whose message names the
 // command, the reason (timeout, exit code or signal) and the tail of the captured output.
 //
-// Ctrl-C: install_stop_handlers() installs SIGINT/SIGTERM handlers that kill the process group of
-// every running ProcessSystem child and then re-raise the signal with the previous disposition.
-// A prowl that ends without stopping its services (SIGKILL, an abort) takes them along: each child
-// asks the kernel for SIGKILL when the thread that started it exits (PR_SET_PDEATHSIG). So
-// begin() and reset() belong on a thread that outlives the service, as the explorer's workers do.
+// Signals: each running child's process group is registered with register_child_group()
+// (prowl/core/interrupt.hpp), so a forced exit (the third Ctrl-C) kills it. A prowl that ends
+// without stopping its services (SIGKILL, an abort) takes them along: each child asks the kernel
+// for SIGKILL when the thread that started it exits (PR_SET_PDEATHSIG). So begin() and reset()
+// belong on a thread that outlives the service, as the explorer's workers do.
 //
 // Ownership: a ProcessSystem owns its child process and the drainer thread. It is driven from one
 // thread (like every System); the accessors for the captured output may be called from any thread.
@@ -149,13 +149,6 @@ class ProcessSystem final : public System {
   std::vector<std::string> command_;
   std::unique_ptr<Child> child_;
 };
-
-// Installs SIGINT and SIGTERM handlers (once per process; later calls do nothing) that send
-// SIGKILL to the process group of every running ProcessSystem child, then restore the previous
-// handler and re-raise the signal, so the program ends as it would have without them. The handler
-// is async-signal-safe: the children's process groups live in a fixed array of atomics (up to 64
-// running children; more still run and are stopped normally, but are not killed on a signal).
-void install_stop_handlers();
 
 // The answer to a minimal HTTP GET.
 struct ProbeResponse {

@@ -77,6 +77,9 @@ class World {
   Status observe(Hasher& hasher) const;
   // Each system's describe(), one "name: text" line per system that supports it.
   std::string describe() const;
+  // The first system that died by itself (System::died()), and what ended it; nullptr and "" when
+  // every system works.
+  std::pair<const System*, std::string> dead_system() const;
 
   // kSnapshot mode only.
   Result<WorldSnapshot> save();
