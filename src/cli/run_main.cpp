@@ -435,13 +435,20 @@ int CommandLine::Impl::explore_model(const Model& model) {
     return made.status().exit_code();
   }
 
-  // Created before exploring: a directory that cannot be made should not cost a whole run.
+  // Checked before exploring: a directory that cannot be made should not cost a whole run.
   if (!trace_dir.empty()) {
     if (Status st = detail::create_trace_dir(trace_dir); !st) {
       std::cerr << fmt::format("{}: {}\n", program, st.message());
       return st.exit_code();
     }
   }
+  bool report_to_stdout = false;
+  for (const ReportSpec& spec : reports) {
+    if (Status st = check_report_destination(spec); !st) return usage_error(st.message());
+    report_to_stdout = report_to_stdout || spec.to_stdout();
+  }
+  // A report on standard output has it to itself: the console report goes to standard error.
+  std::ostream& console = report_to_stdout ? std::cerr : std::cout;
 
   Options options;
   options.seed = seed;
@@ -453,42 +460,59 @@ int CommandLine::Impl::explore_model(const Model& model) {
   options.stop_on_first = stop_on_first;
   options.shrink = shrink;
   ProgressLine progress(std::cerr);
+  ProgressLog progress_log(std::cerr);
   if (!quiet && ::isatty(STDERR_FILENO)) {
     options.on_progress = [&progress](const Progress& p) { progress.update(p); };
+  } else if (!quiet) {
+    options.on_progress = [&progress_log](const Progress& p) { progress_log.update(p); };
   }
   // Ctrl-C, SIGTERM and SIGHUP stop the run at the next step; it still restores the systems and
   // reports (prowl/core/interrupt.hpp).
   install_interrupt_handlers();
-  auto report = explore(model, **made, std::move(options));
+  Explorer explorer(model, **made, std::move(options));
+  Result<RunReport> result = explorer.run();
   progress.finish();
-  if (!report) {
-    std::cerr << fmt::format("{}: {}\n", program, report.status().message());
-    return report.status().exit_code();
+  int code = kExitOk;
+  const RunReport* report = result ? &*result : explorer.partial_report();
+  if (!result) {
+    std::cerr << fmt::format("{}: {}\n", program, result.status().message());
+    code = result.status().exit_code();
+  } else {
+    code = result->findings.empty() ? kExitOk : kExitFindings;
   }
-  write_console_report(std::cout, *report, {.quiet = quiet});
-  std::cout.flush();
-  int code = report->findings.empty() ? kExitOk : kExitFindings;
+  if (report == nullptr) return code;
+  // A run that failed half-way still shows what it found (unconfirmed).
+  if (result || report->stats.states > 0) {
+    write_console_report(console, *report, {.quiet = quiet});
+    console.flush();
+  }
+  // Every requested report is written, also for a run that failed (with its error) or was
+  // interrupted, and the traces of what was found.
   for (const ReportSpec& spec : reports) {
     if (Status st = write_report(spec, *report); !st) {
       std::cerr << fmt::format("{}: {}\n", program, st.message());
-      code = st.exit_code();
+      if (code < kExitUsage) code = st.exit_code();
       continue;
     }
-    if (!quiet) std::cout << fmt::format("{} report written to {}\n", spec.format, spec.path);
+    if (!quiet && !spec.to_stdout()) {
+      console << fmt::format("{} report written to {}\n", spec.format, spec.path);
+    }
   }
   if (!trace_dir.empty()) {
     auto paths = detail::write_finding_traces(*report, trace_dir, own_options());
     if (!paths) {
       std::cerr << fmt::format("{}: {}\n", program, paths.status().message());
-      return paths.status().exit_code();
-    }
-    if (!quiet) {
+      if (code < kExitUsage) code = paths.status().exit_code();
+    } else if (!quiet) {
       for (std::size_t i = 0; i < paths->size(); ++i) {
-        std::cout << fmt::format("[{}] trace written to {}\n", i + 1, (*paths)[i]);
+        console << fmt::format("[{}] trace written to {}\n", i + 1, (*paths)[i]);
       }
     }
   }
-  if (report->termination == Termination::kInterrupted) return interrupt_exit_code();
+  if (interrupts() > 0) {
+    std::cerr << fmt::format("{}: stopped by {}\n", program, signal_name(interrupt_signal()));
+    return interrupt_exit_code();
+  }
   return code;
 }
 

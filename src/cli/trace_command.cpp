@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "prowl/cli/run_main.hpp"
+#include "prowl/core/escape.hpp"
 #include "prowl/core/interrupt.hpp"
 #include "prowl/explore/finding_trace.hpp"
 #include "prowl/explore/replay.hpp"
@@ -21,8 +22,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Writes each line of `text` with `indent` in front of it.
-void write_indented(std::ostream& out, std::string_view text, std::string_view indent) {
+// Writes each line of `text` with `indent` in front of it, escaped (escape_lines).
+void write_indented(std::ostream& out, std::string_view raw, std::string_view indent) {
+  const std::string escaped = escape_lines(raw);
+  std::string_view text = escaped;
   while (!text.empty()) {
     const std::size_t nl = text.find('\n');
     out << indent << text.substr(0, nl) << '\n';
@@ -60,8 +63,9 @@ void write_steps(std::ostream& out, const ReplayResult& r) {
   const std::vector<FailureLine> failures = distinct_failures(r);
   for (std::size_t i = 0; i < r.executed.size(); ++i) {
     const TraceStep& s = r.executed[i];
-    std::string line = fmt::format("  {}. {} [{}]", i + 1, s.action, s.outcome);
-    if (!s.detail.empty()) line += ": " + s.detail;
+    std::string line =
+        fmt::format("  {}. {} [{}]", i + 1, escape_text(s.action), escape_text(s.outcome));
+    if (!s.detail.empty()) line += ": " + escape_text(s.detail);
     if (std::any_of(failures.begin(), failures.end(),
                     [&](const FailureLine& l) { return l.first->after_steps == i + 1; })) {
       line += "  <- fails";
@@ -78,7 +82,8 @@ void write_failures(std::ostream& out, const ReplayResult& r) {
     std::string where = f.after_steps == 0 ? std::string("in the initial state")
                                            : fmt::format("after step {}", f.after_steps);
     if (!l.again.empty()) where += fmt::format(" (again after {})", fmt::join(l.again, ", "));
-    out << fmt::format("  {}: {} {} {}\n", where, to_string(f.severity), to_string(f.kind), f.name);
+    out << fmt::format("  {}: {} {} {}\n", where, to_string(f.severity), to_string(f.kind),
+                       escape_text(f.name));
     write_indented(out, f.message, "    ");
   }
 }
@@ -157,10 +162,10 @@ std::string plural(std::size_t n, std::string_view one, std::string_view many) {
 }
 
 void write_intro(std::ostream& out, const TraceCommand& c, const Prepared& p) {
-  out << fmt::format("trace     {}\n", c.path);
-  out << fmt::format("model     {}\n", c.trace.header.model);
+  out << fmt::format("trace     {}\n", escape_text(c.path));
+  out << fmt::format("model     {}\n", escape_text(c.trace.header.model));
   out << fmt::format("recorded  {}\n",
-                     p.recorded ? p.recorded->to_string() : std::string("no finding"));
+                     p.recorded ? escape_text(p.recorded->to_string()) : std::string("no finding"));
   out << fmt::format("steps     {}\n\n", p.steps.size());
 }
 
@@ -175,6 +180,11 @@ int replay_trace_command(const Model& model, const TraceCommand& c, std::ostream
   if (auto code = replay(model, c, p, p.steps, true, out, err, r)) return finish(c, p, err, *code);
   write_steps(out, r);
   write_failures(out, r);
+  if (r.interrupted) {
+    out << fmt::format("\ninterrupted by {} after {} of {}\n", signal_name(interrupt_signal()),
+                       plural(r.executed.size(), "step", "steps"), p.steps.size());
+    return finish(c, p, err, interrupt_exit_code());
+  }
   if (const std::string state = p.world->describe(); !state.empty()) {
     out << "\nstate:\n";
     write_indented(out, state, "  ");
@@ -261,6 +271,11 @@ int shrink_trace_command(const Model& model, const TraceCommand& c, std::ostream
     return finish(c, p, err, st.exit_code());
   }
   out << fmt::format("\nshrunk trace written to {}\n", path);
+  if (interrupts() > 0) {
+    out << fmt::format("interrupted by {}: this is the shortest trace found until then\n",
+                       signal_name(interrupt_signal()));
+    return finish(c, p, err, interrupt_exit_code());
+  }
   return finish(c, p, err, kExitFindings);
 }
 

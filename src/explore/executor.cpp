@@ -55,6 +55,7 @@ Executor::Executor(const Model& model, World& world) : model_(model), world_(wor
     }
     runs_.push_back(object_ ? model.typed_run(id) : TypedRun{});
   }
+  drew_.assign(actions.size(), 0);
   one_guard_each_ =
       !typed_.empty() &&
       std::all_of(typed_.begin(), typed_.end(), [](const TypedAction& t) { return t.guards == 1; });
@@ -161,12 +162,15 @@ void Executor::advance(std::span<const Fact> from, ActionId a, std::span<Fact> t
 }
 
 Outcome Executor::run_untyped(ActionId a, Rng rng) {
+  Outcome out;
   try {
     Step step{world_, world_.context(), rng};
-    return model_.actions()[a].run(step);
+    out = model_.actions()[a].run(step);
   } catch (...) {
-    return caught();
+    out = caught();
   }
+  if (rng.drawn()) drew_[a] = 1;
+  return out;
 }
 
 Outcome Executor::caught() {

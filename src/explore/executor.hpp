@@ -67,6 +67,9 @@ class Executor {
       return false;
     }
   }
+  // Whether a step of action a has drawn a number from its Rng: the action chooses values at
+  // random, and a step explores only the ones drawn for it.
+  bool drew(std::size_t a) const { return drew_[a] != 0; }
   // The fingerprint of the world's current state with these facts.
   Status fingerprint(std::span<const Fact> facts, Fingerprint& out) const;
 
@@ -122,6 +125,7 @@ class Executor {
   std::vector<ActionId> untyped_;
   mutable std::vector<ActionId> merge_scratch_;
   std::vector<TypedRun> runs_;           // per action; empty: run the Action's code
+  std::vector<char> drew_;               // per action: a step drew from its Rng
   std::vector<TypedCheck> checks_;       // per invariant; empty: run the Invariant's check
   std::vector<std::size_t> before_;      // invariants checked before a step
   std::vector<std::size_t> after_;       // and after it

@@ -13,6 +13,21 @@ using detail::Executed;
 using detail::Pending;
 using detail::seconds_since;
 
+namespace detail {
+
+bool detect_crash(const World& world, const Model& model, ActionId a, Executed& item) {
+  const auto [system, why] = world.dead_system();
+  if (system == nullptr) return false;
+  std::size_t index = 0;
+  while (&world.system(index) != system) ++index;
+  item.crashed = index;
+  item.crash = fmt::format("service '{}' died during '{}': {}", system->name(),
+                           model.actions()[a].name, why);
+  return true;
+}
+
+}  // namespace detail
+
 Explorer::Explorer(const Model& model, Strategy& strategy, Options options)
     : impl_(std::make_unique<Impl>(model, strategy, std::move(options))) {}
 Explorer::~Explorer() = default;
@@ -23,6 +38,10 @@ const Graph& Explorer::graph() const {
 }
 
 Result<RunReport> Explorer::run() { return impl_->run(); }
+
+const RunReport* Explorer::partial_report() const {
+  return impl_->partial ? &*impl_->partial : nullptr;
+}
 
 Result<RunReport> explore(const Model& model, Strategy& strategy, Options options) {
   return Explorer(model, strategy, std::move(options)).run();
@@ -92,7 +111,7 @@ void Explorer::Impl::record(Pending p) {
   }
 }
 
-Result<Finding> Explorer::Impl::materialize(const Pending& p) {
+Finding Explorer::Impl::finding_of(const Pending& p) const {
   Finding f;
   f.kind = p.kind;
   f.message = p.message;
@@ -103,23 +122,59 @@ Result<Finding> Explorer::Impl::materialize(const Pending& p) {
   } else if (p.at != kNoState) {
     path = graph->path_to(p.at);
   }
+  // Outcomes are known once replayed; until then only the failing step's, as it was found.
   for (const Pair& e : path) {
-    f.steps.push_back({model.actions()[e.action].name, step_seed(e.state, e.action), "ok", {}});
+    f.steps.push_back({model.actions()[e.action].name, step_seed(e.state, e.action), {}, {}});
+  }
+  if (p.source != kNoState && !f.steps.empty()) {
+    f.steps.back().outcome = p.outcome;
+    f.steps.back().detail = p.detail;
   }
   f.action = f.steps.empty() ? std::string() : f.steps.back().action;
-  if (p.kind == FindingKind::kInvariant) {
-    f.name = model.invariants()[p.index].name;
-    f.severity = model.invariants()[p.index].severity;
-  } else {
-    f.name = model.actions()[p.index].name;
-    f.severity = Severity::kHigh;
+  switch (p.kind) {
+    case FindingKind::kInvariant:
+      f.name = model.invariants()[p.index].name;
+      f.severity = model.invariants()[p.index].severity;
+      break;
+    case FindingKind::kServiceCrashed:
+      f.name = world->system(p.index).name();
+      f.severity = Severity::kCritical;
+      break;
+    case FindingKind::kActionError:
+    case FindingKind::kNondeterminism:
+      f.name = model.actions()[p.index].name;
+      f.severity = Severity::kHigh;
+      break;
   }
-  if (options.confirm || options.shrink) {
+  return f;
+}
+
+bool Explorer::Impl::may_replay() {
+  const int n = interrupts();
+  if (n == 0) return true;
+  if (interrupted_at == Clock::time_point{}) interrupted_at = Clock::now();
+  return n == 1 && seconds_since(interrupted_at) < options.confirm_grace;
+}
+
+Result<Finding> Explorer::Impl::materialize(const Pending& p) {
+  Finding f = finding_of(p);
+  if (!options.confirm && !options.shrink) {
+    f.unconfirmed = "confirmation is off";
+  } else if (!may_replay()) {
+    f.unconfirmed = "interrupted before it could be replayed";
+  } else {
+    const int before = interrupts();
     auto ok = confirm(model, *world, f);
     if (!ok) return ok.status();
     f.confirmed = *ok;
+    if (!f.confirmed) {
+      // An interrupt during the replay aborts its requests: that says nothing about the finding.
+      f.unconfirmed = interrupts() != before
+                          ? "interrupted while it was replayed"
+                          : "it did not happen when replayed from the initial state";
+    }
   }
-  if (options.shrink && f.confirmed) {
+  if (options.shrink && f.confirmed && may_replay()) {
     auto shrunk = shrink(model, *world, f);
     if (!shrunk) return shrunk.status();
     if (shrunk->size() < f.steps.size()) {
@@ -128,11 +183,16 @@ Result<Finding> Explorer::Impl::materialize(const Pending& p) {
       f.action = f.steps.empty() ? std::string() : f.steps.back().action;
     }
   }
-  // One last replay fills in each step's outcome and detail and the failing state.
+  if (!may_replay()) return f;
+  // One last replay fills in each step's outcome and detail and the failing state. A finding that
+  // did not reproduce keeps its failing step as the exploration saw it: the replay's answer to
+  // that step is not the one that failed.
   Replayer replayer(model, *world);
   auto r = replayer.run(f.steps, /*keep_going=*/true);
   if (!r) return r.status();
-  for (std::size_t i = 0; i < r->executed.size() && i < f.steps.size(); ++i) {
+  const std::size_t replayed =
+      f.confirmed || p.source == kNoState ? f.steps.size() : f.steps.size() - 1;
+  for (std::size_t i = 0; i < r->executed.size() && i < replayed; ++i) {
     f.steps[i].outcome = r->executed[i].outcome;
     f.steps[i].detail = r->executed[i].detail;
   }
@@ -140,7 +200,7 @@ Result<Finding> Explorer::Impl::materialize(const Pending& p) {
       failure && f.confirmed) {
     f.message = failure->message;
   }
-  f.state = world->describe();
+  if (f.confirmed) f.state = world->describe();
   return f;
 }
 
@@ -201,6 +261,8 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
   item.error = false;
   item.violation = false;
   item.failures.clear();
+  item.detail.clear();
+  item.crashed = Executed::kNoSystem;
   const Action& action = model.actions()[a];
   if (action.max_per_run > 0 && run_counts[a] >= action.max_per_run) {
     if (!batch && !graph->has_unexplored(s)) planner->release(s);
@@ -226,13 +288,24 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
     if (!batch && !graph->has_unexplored(s)) planner->release(s);
     return Status::ok();
   }
+  if (out.kind == Outcome::Kind::kError && interrupts() > 0) {
+    // Abandoned: the interrupt cut the step short (an HTTP request is aborted), or it failed while
+    // the run was stopping. Not counted, and not the system's fault.
+    planner->invalidate();
+    return Status::ok();
+  }
   item.ran = true;
   item.kind = out.kind;
+  item.detail = std::move(out.detail);
   count_step(a, out.kind);
   if (out.kind == Outcome::Kind::kError) {
     item.error = true;
     item.violation = true;
-    note_action_error(s, a, std::move(out.message));
+    if (detail::detect_crash(*world, model, a, item)) {
+      note_crash(item);
+    } else {
+      note_action_error(s, a, std::move(out.message), item.detail);
+    }
     planner->invalidate();
     return Status::ok();
   }
@@ -252,12 +325,28 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
       item.fp = h.finish();
     }
   } else if (Status st = exec->fingerprint(target_facts, item.fp); !st) {
-    return st;
+    // A service that died answering (or right after) cannot be observed: that is the finding.
+    if (!detail::detect_crash(*world, model, a, item)) return st;
+    item.error = true;
+    item.violation = true;
+    note_crash(item);
+    planner->invalidate();
+    return Status::ok();
   }
   // In batch mode "after" invariants are checked in commit(), once per new state.
   if (!batch && exec->has_after()) {
     exec->check(false,
                 [&](std::size_t i, const std::string& msg) { item.failures.emplace_back(i, msg); });
+    // Invariants that fail because the service died while they were checked are not findings of
+    // their own.
+    if (!item.failures.empty() && detail::detect_crash(*world, model, a, item)) {
+      item.failures.clear();
+      item.error = true;
+      item.violation = true;
+      note_crash(item);
+      planner->invalidate();
+      return Status::ok();
+    }
   }
   if (batch) planner->invalidate();  // the world is at a state the graph does not know yet
   return Status::ok();
@@ -357,7 +446,8 @@ bool Explorer::Impl::note_failures(const Executed& item, StateId t) {
   for (const auto& [i, msg] : item.failures) {
     mark_violating(i, t, msg);
     if (violating[i].count(s)) continue;  // broken before this step
-    record({FindingKind::kInvariant, i, s, a, kNoState, msg, graph->depth(s) + 1});
+    record({FindingKind::kInvariant, i, s, a, kNoState, msg, graph->depth(s) + 1,
+            std::string(to_string(item.kind)), item.detail});
     any = true;
   }
   return any;
@@ -366,7 +456,10 @@ bool Explorer::Impl::note_failures(const Executed& item, StateId t) {
 std::optional<Termination> Explorer::Impl::limit_reached(Clock::time_point start,
                                                          std::uint64_t under_way, bool clock,
                                                          double& next_progress) {
-  if (interrupts() > 0) return Termination::kInterrupted;
+  if (interrupts() > 0) {
+    if (interrupted_at == Clock::time_point{}) interrupted_at = Clock::now();
+    return Termination::kInterrupted;
+  }
   if (options.stop_on_first && !pending.empty()) return Termination::kFirstFinding;
   if (options.max_steps > 0 && stats.steps + under_way >= options.max_steps) {
     return Termination::kMaxSteps;
@@ -504,10 +597,67 @@ Status Explorer::Impl::run_one(Clock::time_point start, Termination& termination
 }
 
 Result<RunReport> Explorer::Impl::run() {
-  const auto start = Clock::now();
+  Result<RunReport> report = explore_and_report();
+  if (!report) partial = partial_report(report.status());
+  return report;
+}
+
+RunReport Explorer::Impl::report_header(Termination termination) {
+  RunReport report;
+  report.model = model.name();
+  report.strategy = std::string(strategy.name());
+  report.seed = options.seed;
+  report.termination = termination;
+  if (world) report.restore_mode = world->mode();
+  if (graph) {
+    stats.states = graph->num_states();
+    stats.transitions = graph->num_transitions();
+    stats.graph_bytes = graph->memory_bytes();
+  }
+  if (planner) {
+    stats.replayed_actions = planner->replayed();
+    stats.restores = planner->restores() + worker_loads;
+  }
+  if (exec) note_sampled(*exec);
+  for (std::size_t a = 0; a < sampled.size(); ++a) {
+    if (sampled[a]) report.sampled.push_back(model.actions()[a].name);
+  }
+  if (termination == Termination::kExhausted && !report.sampled.empty()) {
+    report.termination = Termination::kSampled;
+  }
+  for (const auto& c : coverage) {
+    if (c.executed == 0) {
+      warnings.push_back(fmt::format("action '{}' never ran{}", c.name,
+                                     c.enabled == 0 ? " (it was never enabled)" : ""));
+    }
+  }
+  return report;
+}
+
+RunReport Explorer::Impl::partial_report(const Status& failure) {
+  RunReport report = report_header(Termination::kError);
+  report.error = failure.message();
+  if (graph) {
+    for (const auto& [key, p] : pending) {
+      Finding f = finding_of(p);
+      f.unconfirmed = "the run failed before it could be replayed";
+      report.findings.push_back(std::move(f));
+    }
+  }
+  stats.seconds = seconds_since(started);
+  report.stats = stats;
+  report.coverage = coverage;
+  report.warnings = warnings;
+  return report;
+}
+
+Result<RunReport> Explorer::Impl::explore_and_report() {
+  started = Clock::now();
+  const auto start = started;
   if (options.workers > 1) start_cpus = detail::thread_cpus();
   if (Status st = init(); !st) return st;
   observing = strategy.observes();
+  sampled.assign(model.actions().size(), 0);
   Fingerprint root_fp;
   if (Status st = exec->fingerprint(std::vector<detail::Fact>(nf, 0), root_fp); !st) return st;
   graph->add(root_fp, kNoState, kNoAction);
@@ -531,21 +681,11 @@ Result<RunReport> Explorer::Impl::run() {
     if (Status st = run_one(start, termination); !st) return st;
   }
 
-  RunReport report;
-  report.model = model.name();
-  report.strategy = std::string(strategy.name());
-  report.seed = options.seed;
-  report.restore_mode = world->mode();
-  report.termination = termination;
-  stats.states = graph->num_states();
-  stats.transitions = graph->num_transitions();
-  stats.replayed_actions = planner->replayed();
-  stats.restores = planner->restores() + worker_loads;
-  stats.graph_bytes = graph->memory_bytes();
+  RunReport report = report_header(termination);
   for (const auto& [key, p] : pending) {
     auto f = materialize(p);
     if (!f) return f.status();
-    if (!f->confirmed && (options.confirm || options.shrink)) {
+    if (!f->confirmed && f->unconfirmed.starts_with("it did not happen")) {
       warnings.push_back(
           fmt::format("finding '{}' did not reproduce when replayed from the "
                       "initial state; it is reported unconfirmed",
@@ -558,12 +698,6 @@ Result<RunReport> Explorer::Impl::run() {
                      if (x.severity != y.severity) return x.severity < y.severity;
                      return x.steps.size() < y.steps.size();
                    });
-  for (const auto& c : coverage) {
-    if (c.executed == 0) {
-      warnings.push_back(fmt::format("action '{}' never ran{}", c.name,
-                                     c.enabled == 0 ? " (it was never enabled)" : ""));
-    }
-  }
   if (Status st = world->end(); !st) return st;
   stats.seconds = seconds_since(start);
   report.stats = stats;

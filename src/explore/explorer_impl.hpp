@@ -37,6 +37,10 @@ struct Pending {
   StateId at;         // for state checks: the failing state
   std::string message;
   std::uint32_t length;
+  // The failing step's outcome and detail as the exploration saw them (empty when not kept): what
+  // a finding that does not reproduce on replay shows for its last step.
+  std::string outcome = {};
+  std::string detail = {};
 };
 // A pair that ran, waiting to be added to the graph.
 struct Executed {
@@ -48,7 +52,15 @@ struct Executed {
   Fingerprint fp;
   std::vector<std::uint16_t> facts;  // the successor's facts, when the model tracks any
   std::vector<std::pair<std::size_t, std::string>> failures;  // after-invariants that failed
+  std::string detail;  // the step's Outcome::detail (not in batch mode)
+  // A system died during the step (System::died()): its index in the world and the message.
+  std::size_t crashed = kNoSystem;
+  std::string crash;
+  static constexpr std::size_t kNoSystem = ~std::size_t{0};
 };
+
+// Whether a system of `world` died during step (s, a); if so fills item.crashed and item.crash.
+bool detect_crash(const World& world, const Model& model, ActionId a, Executed& item);
 }  // namespace detail
 
 struct Explorer::Impl {
@@ -190,10 +202,33 @@ struct Explorer::Impl {
     record({FindingKind::kInvariant, i, kNoState, kNoAction, s, message, graph->depth(s)});
     return true;
   }
-  // Step (s, a) failed (threw or returned an error).
-  void note_action_error(StateId s, ActionId a, std::string message) {
-    record({FindingKind::kActionError, a, s, a, kNoState, std::move(message), graph->depth(s) + 1});
+  // Step (s, a) failed (threw or returned an error); `detail` is its outcome's detail.
+  void note_action_error(StateId s, ActionId a, std::string message, std::string detail) {
+    record({FindingKind::kActionError, a, s, a, kNoState, std::move(message), graph->depth(s) + 1,
+            "error", std::move(detail)});
   }
+  // A system died during step item.pair (detect_crash()).
+  void note_crash(Executed& item) {
+    const auto [s, a] = item.pair;
+    record({FindingKind::kServiceCrashed, item.crashed, s, a, kNoState, std::move(item.crash),
+            graph->depth(s) + 1, "error", item.detail});
+  }
+  // The actions whose steps drew from their Rng, by action (Executor::drew()), from every
+  // executor the run used.
+  std::vector<char> sampled;
+  void note_sampled(const detail::Executor& ex) {
+    for (std::size_t a = 0; a < sampled.size(); ++a) sampled[a] = sampled[a] || ex.drew(a);
+  }
+  detail::Clock::time_point started;
+  // When the run first saw an interrupt (Clock::time_point{} until then).
+  detail::Clock::time_point interrupted_at{};
+  // Whether findings may still be replayed: no interrupt, or one within the grace period.
+  bool may_replay();
+  // The report of a run that failed (partial_report()), and building it.
+  std::optional<RunReport> partial;
+  RunReport partial_report(const Status& failure);
+  // The report's common part: model, strategy, seed, termination, stats, coverage, warnings.
+  RunReport report_header(Termination termination);
 
   // Several workers (workers.cpp), each with its own copy of the world, exploring one graph. Null
   // with one worker.
@@ -232,6 +267,7 @@ struct Explorer::Impl {
   void record(Pending p);
   Status replay_edge(StateId from, ActionId a, StateId to);
   Result<RunReport> run();
+  Result<RunReport> explore_and_report();
   // One worker on `world` until a limit or the end. REQUIRES: the root is in the graph and
   // expanded.
   Status run_one(detail::Clock::time_point start, Termination& termination);
@@ -240,6 +276,8 @@ struct Explorer::Impl {
   std::optional<Termination> limit_reached(detail::Clock::time_point start, std::uint64_t under_way,
                                            bool clock, double& next_progress);
   Result<Finding> materialize(const Pending& p);
+  // A finding's steps along the graph's shortest path, without replaying them.
+  Finding finding_of(const Pending& p) const;
 };
 
 }  // namespace prowl

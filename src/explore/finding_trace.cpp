@@ -4,18 +4,21 @@
 
 #include <fmt/format.h>
 
+#include "prowl/core/escape.hpp"
+
 namespace prowl {
 
 namespace {
 
 constexpr std::size_t kCommentBytes = 120;
 
-// `text` as one short comment line: its first line, cut to about kCommentBytes bytes at a UTF-8
-// character boundary, with "..." when something was left out.
-std::string one_line(std::string_view text) {
-  const std::size_t nl = text.find_first_of("\r\n");
-  bool cut = nl != std::string_view::npos && text.find_first_not_of(" \r\n", nl) != text.npos;
-  text = text.substr(0, nl);
+// `text` as one short comment line: its first line, escaped (escape_text), cut to about
+// kCommentBytes bytes at a UTF-8 character boundary, with "..." when something was left out.
+std::string one_line(std::string_view whole) {
+  const std::size_t nl = whole.find_first_of("\r\n");
+  bool cut = nl != std::string_view::npos && whole.find_first_not_of(" \r\n", nl) != whole.npos;
+  const std::string escaped = escape_text(whole.substr(0, nl));
+  std::string_view text = escaped;
   if (text.size() > kCommentBytes) {
     std::size_t end = kCommentBytes;
     while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
@@ -41,6 +44,8 @@ std::string_view trace_kind_name(FindingKind kind) {
       return "action_error";
     case FindingKind::kNondeterminism:
       return "nondeterminism";
+    case FindingKind::kServiceCrashed:
+      return "service_crashed";
   }
   return "invariant";
 }
@@ -143,15 +148,15 @@ Result<std::optional<FailureId>> recorded_failure(const trace::Trace& trace,
   const std::size_t colon = text->find(':');
   const std::string_view kind =
       std::string_view(*text).substr(0, colon == std::string::npos ? 0 : colon);
-  for (FindingKind k :
-       {FindingKind::kInvariant, FindingKind::kActionError, FindingKind::kNondeterminism}) {
+  for (FindingKind k : {FindingKind::kInvariant, FindingKind::kActionError,
+                        FindingKind::kNondeterminism, FindingKind::kServiceCrashed}) {
     if (kind == trace_kind_name(k) && colon + 1 < text->size()) {
       return std::optional<FailureId>(FailureId{k, text->substr(colon + 1)});
     }
   }
   return invalid_at(source, 1,
                     fmt::format("option finding={} is not KIND:NAME with KIND one of invariant, "
-                                "action_error, nondeterminism",
+                                "action_error, nondeterminism, service_crashed",
                                 trace::quote_token(*text)));
 }
 

@@ -16,6 +16,9 @@ Status Options::validate() const {
     return Status::invalid(fmt::format("time limit {} must be >= 0 seconds", time_limit));
   }
   if (workers < 1) return Status::invalid("workers must be at least 1");
+  if (!(confirm_grace >= 0)) {
+    return Status::invalid(fmt::format("confirm grace {} must be >= 0 seconds", confirm_grace));
+  }
   return Status::ok();
 }
 
@@ -33,6 +36,10 @@ std::string_view to_string(Termination t) {
       return "first_finding";
     case Termination::kInterrupted:
       return "interrupted";
+    case Termination::kSampled:
+      return "sampled";
+    case Termination::kError:
+      return "error";
   }
   return "exhausted";
 }
@@ -45,6 +52,8 @@ std::string_view to_string(FindingKind kind) {
       return "action_error";
     case FindingKind::kNondeterminism:
       return "nondeterminism";
+    case FindingKind::kServiceCrashed:
+      return "service_crashed";
   }
   return "invariant_violation";
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "executor.hpp"
+#include "prowl/core/interrupt.hpp"
 
 namespace prowl {
 
@@ -36,8 +37,25 @@ Result<ReplayResult> Replayer::run(std::span<const TraceStep> steps, bool keep_g
     }
   };
 
+  // A system that died during step i: the step's failure, and the end of the replay (the state is
+  // not known any more).
+  auto crashed = [&](std::size_t i) {
+    const auto [system, why] = exec.world().dead_system();
+    if (system == nullptr) return false;
+    result.failures.push_back(
+        {FindingKind::kServiceCrashed, system->name(), Severity::kCritical,
+         fmt::format("service '{}' died during '{}': {}", system->name(), steps[i].action, why),
+         i + 1});
+    return true;
+  };
+
+  const int interrupted_before = interrupts();
   check_state(0);
   for (std::size_t i = 0; i < steps.size() && (keep_going || !result.failed()); ++i) {
+    if (interrupts() != interrupted_before) {
+      result.interrupted = true;
+      break;
+    }
     const TraceStep& step = steps[i];
     const ActionId a = model.find_action(step.action);
     if (a == kNoAction) {
@@ -62,10 +80,17 @@ Result<ReplayResult> Replayer::run(std::span<const TraceStep> steps, bool keep_g
     result.executed.push_back(
         {step.action, step.seed, std::string(to_string(out.kind)), std::move(detail)});
     if (out.kind == Outcome::Kind::kError) {
-      result.failures.push_back(
-          {FindingKind::kActionError, step.action, Severity::kHigh, out.message, i + 1});
+      if (interrupts() != interrupted_before) {
+        result.interrupted = true;  // the interrupt cut the step short: not a failure
+        break;
+      }
+      if (!crashed(i)) {
+        result.failures.push_back(
+            {FindingKind::kActionError, step.action, Severity::kHigh, out.message, i + 1});
+      }
       break;
     }
+    if (crashed(i)) break;
     exec.advance(facts, a, next);
     facts.swap(next);
     check_state(i + 1);
@@ -109,8 +134,9 @@ Result<std::vector<TraceStep>> shrink(const Model& model, World& world, const Fi
     candidate.resize(failure->after_steps);
     return true;
   };
+  const int interrupted_before = interrupts();
   std::size_t n = 2;
-  while (best.size() >= 2) {
+  while (best.size() >= 2 && interrupts() == interrupted_before) {
     const std::size_t chunk = (best.size() + n - 1) / n;
     bool reduced = false;
     for (std::size_t start = 0; start < best.size(); start += chunk) {
@@ -119,6 +145,7 @@ Result<std::vector<TraceStep>> shrink(const Model& model, World& world, const Fi
       for (std::size_t i = 0; i < best.size(); ++i) {
         if (i < start || i >= start + chunk) candidate.push_back(best[i]);
       }
+      if (interrupts() != interrupted_before) break;  // the best so far stands
       auto ok = test(candidate);
       if (!ok) return ok.status();
       if (*ok) {

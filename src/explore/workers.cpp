@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "explorer_impl.hpp"
+#include "prowl/core/interrupt.hpp"
 
 namespace prowl {
 
@@ -261,6 +262,10 @@ void Explorer::Impl::Workers::copy_main(std::size_t k, Clock::time_point start,
   }
   // The copy ends on the thread that began it: its services stop, their CPU pin is undone.
   try {
+    if (w.own_exec) {
+      std::lock_guard<std::mutex> lock(mu);
+      x.note_sampled(*w.own_exec);
+    }
     w.own_exec.reset();
     if (w.own) {
       Status end = w.own->end();
@@ -451,12 +456,23 @@ Status Explorer::Impl::Workers::step(Worker& w, ActionId a) {
   Outcome out = ex.run(a, [&] { return x.step_rng_at(w.source_fp, a); });
   if (out.kind == Outcome::Kind::kSkipped) return Status::ok();  // the world is still at s
   w.at = kNoState;  // at the step's target, which commit() names
+  // Abandoned: cut short by an interrupt, or failed while the run was stopping (as one worker).
+  if (out.kind == Outcome::Kind::kError && interrupts() > 0) return Status::ok();
   item.ran = true;
   item.kind = out.kind;
+  item.detail = std::move(out.detail);
+  item.crashed = Executed::kNoSystem;
+  auto crashed = [&] {
+    if (!detail::detect_crash(*w.world, x.model, a, item)) return false;
+    item.failures.clear();
+    item.error = true;
+    item.violation = true;
+    return true;
+  };
   if (out.kind == Outcome::Kind::kError) {
     item.error = true;
     item.violation = true;
-    w.error = std::move(out.message);
+    if (!crashed()) w.error = std::move(out.message);
     return Status::ok();
   }
   std::span<const detail::Fact> target_facts;
@@ -465,10 +481,13 @@ Status Explorer::Impl::Workers::step(Worker& w, ActionId a) {
     ex.advance(w.source_facts, a, item.facts);
     target_facts = item.facts;
   }
-  if (Status st = ex.fingerprint(target_facts, item.fp); !st) return st;
+  if (Status st = ex.fingerprint(target_facts, item.fp); !st) {
+    return crashed() ? Status::ok() : st;
+  }
   if (ex.has_after()) {
     ex.check(false,
              [&](std::size_t i, const std::string& msg) { item.failures.emplace_back(i, msg); });
+    if (!item.failures.empty()) crashed();
   }
   return Status::ok();
 }
@@ -487,7 +506,11 @@ Status Explorer::Impl::Workers::commit(Worker& w) {
   }
   x.count_step(a, item.kind);
   if (item.error) {
-    x.note_action_error(s, a, std::move(w.error));
+    if (item.crashed != Executed::kNoSystem) {
+      x.note_crash(item);
+    } else {
+      x.note_action_error(s, a, std::move(w.error), item.detail);
+    }
     if (x.observing) x.strategy.observe(graph, {item.pair, kNoState, false, true});
     if (!graph.has_unexplored(s)) x.drop_state(s);
     return Status::ok();

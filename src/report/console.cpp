@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "prowl/core/escape.hpp"
+
 namespace prowl {
 
 namespace {
@@ -14,16 +16,27 @@ std::string plural(std::uint64_t n, std::string_view one, std::string_view many)
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
+// How the run ended, as a reader should take it: "exhausted (sampled: put, get draw values)"
+// rather than a bare "sampled".
+std::string termination_text(const RunReport& r) {
+  if (r.termination != Termination::kSampled) return std::string(to_string(r.termination));
+  std::vector<std::string> names;
+  for (const auto& n : r.sampled) names.push_back(escape_text(n));
+  return fmt::format("exhausted (sampled: {} {})", fmt::join(names, ", "),
+                     names.size() == 1 ? "draws values" : "draw values");
+}
+
 void write_summary(std::ostream& out, const RunReport& r) {
   const double per_transition = r.stats.transitions == 0
                                     ? 0.0
                                     : static_cast<double>(r.stats.replayed_actions) /
                                           static_cast<double>(r.stats.transitions);
-  out << fmt::format("model         {}\n", r.model);
-  out << fmt::format("strategy      {}\n", r.strategy);
+  out << fmt::format("model         {}\n", escape_text(r.model));
+  out << fmt::format("strategy      {}\n", escape_text(r.strategy));
   out << fmt::format("seed          {}\n", r.seed);
   out << fmt::format("restore mode  {}\n", to_string(r.restore_mode));
-  out << fmt::format("termination   {}\n", to_string(r.termination));
+  out << fmt::format("termination   {}\n", termination_text(r));
+  if (!r.error.empty()) out << fmt::format("error         {}\n", escape_text(r.error));
   out << fmt::format("states        {}\n", r.stats.states);
   out << fmt::format("transitions   {}\n", r.stats.transitions);
   out << fmt::format("steps         {}\n", r.stats.steps);
@@ -32,8 +45,11 @@ void write_summary(std::ostream& out, const RunReport& r) {
   out << fmt::format("seconds       {:.3f}\n", r.stats.seconds);
 }
 
-// Writes each line of `text` with `indent` in front of it.
-void write_indented(std::ostream& out, std::string_view text, std::string_view indent) {
+// Writes each line of `text` with `indent` in front of it, escaped (escape_lines): no line of it
+// can reach the left margin or carry a control sequence.
+void write_indented(std::ostream& out, std::string_view raw, std::string_view indent) {
+  const std::string escaped = escape_lines(raw);
+  std::string_view text = escaped;
   while (!text.empty()) {
     const std::size_t nl = text.find('\n');
     const std::string_view line = text.substr(0, nl);
@@ -44,10 +60,12 @@ void write_indented(std::ostream& out, std::string_view text, std::string_view i
 }
 
 void write_finding(std::ostream& out, std::size_t number, const Finding& f) {
-  std::string status = f.confirmed ? "confirmed" : "unconfirmed";
+  std::string status = f.confirmed             ? std::string("confirmed")
+                       : f.unconfirmed.empty() ? std::string("unconfirmed")
+                                               : "unconfirmed: " + f.unconfirmed;
   if (f.shrunk_from > 0) status += fmt::format(", shrunk from {} steps", f.shrunk_from);
   out << fmt::format("[{}] {} {} {} ({})\n", number, to_string(f.severity), to_string(f.kind),
-                     f.name, status);
+                     escape_text(f.name), escape_text(status));
   if (!f.message.empty()) write_indented(out, f.message, "    ");
   if (f.steps.empty()) {
     out << "    steps: none, the initial state fails\n";
@@ -55,9 +73,11 @@ void write_finding(std::ostream& out, std::size_t number, const Finding& f) {
     out << "    steps:\n";
     for (std::size_t i = 0; i < f.steps.size(); ++i) {
       const TraceStep& s = f.steps[i];
-      std::string line = fmt::format("      {}. {}", i + 1, s.action);
-      if (!s.outcome.empty() && s.outcome != "ok") line += fmt::format(" [{}]", s.outcome);
-      if (!s.detail.empty()) line += fmt::format(": {}", s.detail);
+      std::string line = fmt::format("      {}. {}", i + 1, escape_text(s.action));
+      if (!s.outcome.empty() && s.outcome != "ok") {
+        line += fmt::format(" [{}]", escape_text(s.outcome));
+      }
+      if (!s.detail.empty()) line += fmt::format(": {}", escape_text(s.detail));
       if (i + 1 == f.steps.size()) line += "  <- fails";
       out << line << '\n';
     }
@@ -83,8 +103,10 @@ void write_coverage(std::ostream& out, const RunReport& r) {
   if (r.coverage.empty()) return;
   static constexpr std::string_view kHeaders[] = {"enabled", "executed", "ok", "rejected",
                                                   "errors"};
+  std::vector<std::string> names;
+  for (const auto& c : r.coverage) names.push_back(escape_text(c.name));
   std::size_t name_width = std::string_view("action").size();
-  for (const auto& c : r.coverage) name_width = std::max(name_width, c.name.size());
+  for (const auto& n : names) name_width = std::max(name_width, n.size());
   auto counts = [](const ActionCoverage& c) {
     return std::vector<std::uint64_t>{c.enabled, c.executed, c.ok, c.rejected, c.errors};
   };
@@ -101,8 +123,9 @@ void write_coverage(std::ostream& out, const RunReport& r) {
     header += fmt::format("  {:>{}}", kHeaders[i], widths[i]);
   }
   out << header << '\n';
-  for (const auto& c : r.coverage) {
-    std::string row = fmt::format("  {:<{}}", c.name, name_width);
+  for (std::size_t k = 0; k < r.coverage.size(); ++k) {
+    const ActionCoverage& c = r.coverage[k];
+    std::string row = fmt::format("  {:<{}}", names[k], name_width);
     const auto values = counts(c);
     for (std::size_t i = 0; i < values.size(); ++i) {
       row += fmt::format("  {:>{}}", values[i], widths[i]);
@@ -132,11 +155,11 @@ std::vector<std::string> warnings_of(const RunReport& r) {
 std::string summary_line(const RunReport& r) {
   const std::string findings =
       r.findings.empty() ? "no findings" : plural(r.findings.size(), "finding", "findings");
-  return fmt::format("{}: {}; {}, {}, {} in {:.3f} s ({}, seed {})", r.model, findings,
+  return fmt::format("{}: {}; {}, {}, {} in {:.3f} s ({}, seed {})", escape_text(r.model), findings,
                      plural(r.stats.states, "state", "states"),
                      plural(r.stats.transitions, "transition", "transitions"),
-                     plural(r.stats.steps, "step", "steps"), r.stats.seconds,
-                     to_string(r.termination), r.seed);
+                     plural(r.stats.steps, "step", "steps"), r.stats.seconds, termination_text(r),
+                     r.seed);
 }
 
 void write_console_report(std::ostream& out, const RunReport& report,
@@ -157,7 +180,7 @@ void write_console_report(std::ostream& out, const RunReport& report,
   write_coverage(out, report);
   out << '\n';
   const auto warnings = warnings_of(report);
-  for (const auto& w : warnings) out << "warning: " << w << '\n';
+  for (const auto& w : warnings) out << "warning: " << escape_text(w) << '\n';
   if (!warnings.empty()) out << '\n';
   out << summary_line(report) << '\n';
 }
@@ -173,6 +196,16 @@ void ProgressLine::update(const Progress& p) {
   if (shown < width_) line.append(width_ - shown, ' ');
   width_ = std::max(width_, shown);
   out_ << '\r' << line << std::flush;
+}
+
+void ProgressLog::update(const Progress& p) {
+  if (next_ == 0) next_ = every_;
+  if (p.seconds < next_) return;
+  while (next_ <= p.seconds) next_ += every_;
+  out_ << fmt::format("progress: {}, {}, {}, {:.0f} s\n", plural(p.states, "state", "states"),
+                      plural(p.transitions, "transition", "transitions"),
+                      plural(p.findings, "finding", "findings"), p.seconds)
+       << std::flush;
 }
 
 void ProgressLine::finish() {

@@ -1,6 +1,14 @@
 #include "prowl/report/format.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -31,8 +39,42 @@ Result<ReportSpec> parse_report_spec(std::string_view text) {
   return spec;
 }
 
+Status check_report_destination(const ReportSpec& spec) {
+  namespace fs = std::filesystem;
+  if (spec.to_stdout()) return Status::ok();
+  const fs::path path(spec.path);
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    return Status::invalid(fmt::format(
+        "report '{}:{}': '{}' is a directory; give a file name, such as {}", spec.format, spec.path,
+        spec.path, (path / ("report." + spec.format)).string()));
+  }
+  if (const fs::path parent = path.parent_path(); !parent.empty()) {
+    fs::create_directories(parent, ec);
+    if (ec || !fs::is_directory(parent)) {
+      return Status::invalid(fmt::format("report '{}:{}': cannot create the directory '{}': {}",
+                                         spec.format, spec.path, parent.string(),
+                                         ec ? ec.message() : "a file of that name is in the way"));
+    }
+  }
+  const bool existed = fs::exists(path, ec);
+  const int fd = ::open(spec.path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    return Status::invalid(fmt::format("report '{}:{}': cannot write '{}': {}", spec.format,
+                                       spec.path, spec.path, std::strerror(errno)));
+  }
+  ::close(fd);
+  if (!existed) fs::remove(path, ec);  // written when the run ends
+  return Status::ok();
+}
+
 Status write_report(const ReportSpec& spec, const RunReport& report) {
   PROWL_CHECK(spec.format == "json", fmt::format("unknown report format '{}'", spec.format));
+  if (spec.to_stdout()) {
+    std::cout << to_json(report) << std::flush;
+    if (!std::cout) return Status::environment("cannot write the JSON report to standard output");
+    return Status::ok();
+  }
   return write_json_report(report, spec.path);
 }
 

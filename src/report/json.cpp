@@ -28,10 +28,11 @@ Json step_json(std::size_t index, const TraceStep& s) {
 Json finding_json(const Finding& f) {
   Json steps = Json::array();
   for (std::size_t i = 0; i < f.steps.size(); ++i) steps.push_back(step_json(i + 1, f.steps[i]));
-  return Json{
-      {"kind", to_string(f.kind)},         {"name", f.name},       {"action", f.action},
-      {"severity", to_string(f.severity)}, {"message", f.message}, {"confirmed", f.confirmed},
-      {"shrunk_from", f.shrunk_from},      {"state", f.state},     {"steps", std::move(steps)}};
+  return Json{{"kind", to_string(f.kind)},    {"name", f.name},
+              {"action", f.action},           {"severity", to_string(f.severity)},
+              {"message", f.message},         {"confirmed", f.confirmed},
+              {"shrunk_from", f.shrunk_from}, {"state", f.state},
+              {"steps", std::move(steps)},    {"unconfirmed", f.unconfirmed}};
 }
 
 Json stats_json(const Stats& s) {
@@ -77,7 +78,9 @@ std::string to_json(const RunReport& report) {
            {"stats", stats_json(report.stats)},
            {"findings", std::move(findings)},
            {"coverage", coverage_json(report)},
-           {"warnings", report.warnings}};
+           {"warnings", report.warnings},
+           {"sampled", report.sampled},
+           {"error", report.error.empty() ? Json() : Json(report.error)}};
   // Replacement keeps invalid UTF-8 in user text (a detail, a message) from aborting the report.
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

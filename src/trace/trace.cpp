@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "prowl/core/escape.hpp"
+
 namespace prowl::trace {
 namespace {
 
@@ -128,12 +130,9 @@ struct Tokenizer {
   }
 };
 
-// A comment is one line: line breaks inside its text become spaces.
-std::string comment_line(std::string_view text) {
-  std::string out = "# ";
-  for (char c : text) out += (c == '\n' || c == '\r') ? ' ' : c;
-  return out;
-}
+// A comment is one line, shown as it is by whoever reads the file: line breaks, escape sequences
+// and other control characters inside its text are escaped (escape_text).
+std::string comment_line(std::string_view text) { return "# " + escape_text(text); }
 
 std::string trim_comment(std::string_view line) {
   std::string_view text = line.substr(1);

@@ -27,6 +27,8 @@ class Rng {
     seeded_ = false;
     derive_ = false;
   }
+  // Whether a number has been drawn (the generator is seeded on the first draw).
+  bool drawn() const { return seeded_; }
   // The seed this generator starts from.
   std::uint64_t seed() const { return derive_ ? derive(seed_, a_, b_) : seed_; }
 

@@ -28,6 +28,11 @@ class Explorer {
   // about the system under test are in the report.
   Result<RunReport> run();
 
+  // After a run() that failed: what was known until the failure — statistics, coverage, the
+  // findings so far (unconfirmed, not replayed), termination kError and RunReport::error — for
+  // reports that must still be written. nullptr after a run that did not fail.
+  const RunReport* partial_report() const;
+
   // The explored graph, after run().
   const Graph& graph() const;
 

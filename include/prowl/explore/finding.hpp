@@ -15,13 +15,15 @@ enum class FindingKind {
   kInvariant,       // an invariant failed
   kActionError,     // an action threw or returned an error
   kNondeterminism,  // replaying a path did not reach the same state
+  kServiceCrashed,  // a system died during the step (System::died()): a service exited or was
+                    // killed; the finding is named after the system
 };
 std::string_view to_string(FindingKind kind);
 
 struct TraceStep {
   std::string action;
   std::uint64_t seed = 0;
-  std::string outcome;  // "ok", "rejected" or "error"
+  std::string outcome;  // "ok", "rejected" or "error"; "" when not known (not replayed)
   std::string detail;
 };
 
@@ -33,8 +35,11 @@ struct Finding {
   std::string message;
   std::vector<TraceStep> steps;  // from the initial state; the last one fails
   bool confirmed = false;        // a replay from the initial state reproduced it
-  std::size_t shrunk_from = 0;   // steps before shrinking (0: not shrunk)
-  std::string state;             // description of the failing state, when systems describe it
+  // Why it is not confirmed, when it is not: "it did not happen when replayed from the initial
+  // state", "interrupted before it could be replayed", "confirmation is off".
+  std::string unconfirmed;
+  std::size_t shrunk_from = 0;  // steps before shrinking (0: not shrunk)
+  std::string state;            // description of the failing state, when systems describe it
 };
 
 }  // namespace prowl

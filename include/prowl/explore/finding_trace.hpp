@@ -35,14 +35,15 @@ namespace prowl {
 // The value of the `kind` option of an explorer trace.
 inline constexpr std::string_view kExploreTraceKind = "explore";
 
-// The word a trace uses for a kind of finding: "invariant", "action_error" or "nondeterminism".
+// The word a trace uses for a kind of finding: "invariant", "action_error", "nondeterminism" or
+// "service_crashed".
 std::string_view trace_kind_name(FindingKind kind);
 
 // Which failure a trace records, as its `finding` option writes it: KIND:NAME, e.g.
 // "invariant:refund_at_most_once" or "action_error:explode".
 struct FailureId {
   FindingKind kind = FindingKind::kInvariant;
-  std::string name;  // the invariant's or the failing action's name
+  std::string name;  // the invariant's or the failing action's name (a crash: the system's)
 
   std::string to_string() const;
   friend bool operator==(const FailureId&, const FailureId&) = default;

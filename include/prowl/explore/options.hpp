@@ -28,8 +28,11 @@ struct Options {
   double coverage_target = 0;  // stop once this fraction of actions ran at least once
   bool stop_on_first = false;  // stop at the first finding
   bool confirm = true;         // replay each finding from the initial state before reporting
-  bool shrink = false;         // reduce each finding's steps by delta debugging
-  bool record_edges = false;   // keep every transition (for graph reports)
+  // After an interrupt, findings are still confirmed for this many seconds (a second interrupt
+  // ends that at once); the rest are reported unconfirmed.
+  double confirm_grace = 5;
+  bool shrink = false;        // reduce each finding's steps by delta debugging
+  bool record_edges = false;  // keep every transition (for graph reports)
   // Workers exploring one graph at once, each with its own copy of the world (its own service
   // and database file, built by Model::make_world(k)), handing each other the states they saved.
   // For live targets whose systems are all portable (SQLite files, stateless services) and whose
@@ -55,6 +58,10 @@ enum class Termination {
   kCoverageTarget,
   kFirstFinding,
   kInterrupted,  // a signal asked the run to stop (prowl/core/interrupt.hpp)
+  // Every enabled pair of every reached state ran, but some actions drew their values from the
+  // step's Rng (RunReport::sampled): other values were never tried, so the search is not complete.
+  kSampled,
+  kError,  // the environment failed the run (RunReport::error); a partial report
 };
 std::string_view to_string(Termination t);
 

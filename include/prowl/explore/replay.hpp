@@ -36,6 +36,9 @@ struct ReplayResult {
   // Why the replay could not go on (unknown action, action not enabled); empty if it could.
   std::string error;
   std::size_t error_step = 0;  // 1-based step of `error`
+  // A signal arrived during the replay (prowl/core/interrupt.hpp): it stopped before the next step
+  // (a step the signal cut short is not listed as failed).
+  bool interrupted = false;
 };
 
 class Replayer {
@@ -43,7 +46,9 @@ class Replayer {
   Replayer(const Model& model, World& world);
   ~Replayer();
   // Resets the world and runs the steps, stopping after the first failing step unless
-  // keep_going (an action error always stops: the state is unknown after it).
+  // keep_going (an action error, or a system that died, always stops: the state is unknown after
+  // it), and before the next step when a signal arrives (ReplayResult::interrupted). A system that
+  // died during a step (System::died()) is a kServiceCrashed failure named after the system.
   Result<ReplayResult> run(std::span<const TraceStep> steps, bool keep_going = false);
 
  private:
@@ -55,7 +60,8 @@ class Replayer {
 Result<bool> confirm(const Model& model, World& world, const Finding& finding);
 
 // Delta-debugging: removes chunks of steps while the same failure (kind and name) still happens,
-// and truncates at the failure. Returns the shortest sequence found.
+// and truncates at the failure. Returns the shortest sequence found; a signal ends the search
+// (the shortest found so far is returned).
 Result<std::vector<TraceStep>> shrink(const Model& model, World& world, const Finding& finding);
 
 }  // namespace prowl

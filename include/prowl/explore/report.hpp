@@ -42,6 +42,12 @@ struct RunReport {
   std::vector<Finding> findings;
   std::vector<ActionCoverage> coverage;
   std::vector<std::string> warnings;
+  // The actions that drew values from their step's Rng: each ran with the values drawn for it,
+  // not with every value it can take. Exhausting the graph then is termination kSampled.
+  std::vector<std::string> sampled;
+  // Termination kError: why the run failed (the environment: a service that would not start, a
+  // database that went away). The rest of the report is what was known until then.
+  std::string error;
 
   double action_coverage() const;  // fraction of actions executed at least once
 };

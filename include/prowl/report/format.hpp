@@ -15,7 +15,8 @@ namespace prowl {
 // Where to write which format of report.
 struct ReportSpec {
   std::string format;  // one of report_format_names()
-  std::string path;
+  std::string path;    // "-": standard output
+  bool to_stdout() const { return path == "-"; }
 };
 
 // The formats write_report() knows, in the order help texts list them.
@@ -26,8 +27,14 @@ const std::vector<std::string>& report_format_names();
 // lists the known ones).
 Result<ReportSpec> parse_report_spec(std::string_view text);
 
-// Writes the report in the spec's format. An environment Status when the file cannot be written.
-// REQUIRES: spec.format is one of report_format_names().
+// Checks, before a run, that the report can be written where the spec says: creates the file's
+// directory when missing, and refuses a directory or a file that cannot be opened for writing
+// (an invalid Status naming it, exit code 2), so that a bad path does not cost a whole run. Leaves
+// no file behind that was not there.
+Status check_report_destination(const ReportSpec& spec);
+
+// Writes the report in the spec's format, to standard output for the path "-". An environment
+// Status when the file cannot be written. REQUIRES: spec.format is one of report_format_names().
 Status write_report(const ReportSpec& spec, const RunReport& report);
 
 }  // namespace prowl

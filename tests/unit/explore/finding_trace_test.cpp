@@ -212,11 +212,13 @@ TEST(FindingTrace, ReadsTheRecordedFailure) {
   EXPECT_EQ(recorded("prowl-trace 1 m finding=invariant:x"), "invariant:x");
   EXPECT_EQ(recorded("prowl-trace 1 m finding=action_error:pay:twice"), "action_error:pay:twice");
   EXPECT_EQ(recorded("prowl-trace 1 m finding=nondeterminism:tick"), "nondeterminism:tick");
+  EXPECT_EQ(recorded("prowl-trace 1 m finding=service_crashed:service"), "service_crashed:service");
 }
 
 TEST(FindingTrace, RejectsAMalformedRecordedFailure) {
   const std::string expected =
-      " is not KIND:NAME with KIND one of invariant, action_error, nondeterminism";
+      " is not KIND:NAME with KIND one of invariant, action_error, nondeterminism, "
+      "service_crashed";
   EXPECT_EQ(recorded("prowl-trace 1 m finding=invariant"),
             "t.trace:1: option finding=invariant" + expected);
   EXPECT_EQ(recorded("prowl-trace 1 m finding=invariant:"),

@@ -27,6 +27,18 @@ TEST(Console, RendersSummaryFindingsCoverageAndWarnings) {
   EXPECT_TRUE(matches_golden("console_full.txt", render(sample_report())));
 }
 
+// No text of the system under test reaches the terminal raw: every control character is escaped,
+// and no line it holds starts at the left margin.
+TEST(Console, EscapesEveryValueOfTheSystemUnderTest) {
+  const std::string text = render(testing::hostile_report());
+  EXPECT_TRUE(matches_golden("console_hostile.txt", text));
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  EXPECT_EQ(text.find('\r'), std::string::npos);
+  EXPECT_EQ(text.find("\n[1] critical forged"), std::string::npos);
+  EXPECT_EQ(text.find("\n[2] critical forged"), std::string::npos);
+  EXPECT_EQ(text.find("\nshop: 0 findings"), std::string::npos);
+}
+
 TEST(Console, QuietPrintsOnlyTheFindingsAndTheSummaryLine) {
   EXPECT_TRUE(matches_golden("console_quiet.txt", render(sample_report(), {.quiet = true})));
 }

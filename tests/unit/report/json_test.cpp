@@ -41,12 +41,25 @@ TEST(JsonReport, WritesTheDocumentToAFile) {
   std::filesystem::remove(path);
 }
 
+// /dev/null is a file: nothing can be made below it, not even by root.
 TEST(JsonReport, AnUnwritablePathIsAnEnvironmentFailureNamingTheFile) {
-  const Status st = write_json_report(sample_report(), "/nonexistent-prowl-dir/report.json");
+  const Status st = write_json_report(sample_report(), "/dev/null/report.json");
   EXPECT_EQ(st.code(), StatusCode::kEnvironment);
-  EXPECT_EQ(st.message(),
-            "cannot write JSON report '/nonexistent-prowl-dir/report.json': No such file or "
-            "directory");
+  EXPECT_EQ(st.message(), "cannot write JSON report '/dev/null/report.json': Not a directory");
+}
+
+// JSON escapes control characters itself; the report keeps the system's text exactly.
+TEST(JsonReport, KeepsHostileValuesAsEscapedJsonStrings) {
+  const std::string text = to_json(testing::hostile_report());
+  EXPECT_TRUE(matches_golden("report_hostile.json", text));
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["model"], "shop\x1b[2J");
+  EXPECT_EQ(doc["termination"], "sampled");
+  EXPECT_EQ(doc["sampled"], nlohmann::json::array({"put", "get\r\n[2] critical forged"}));
+  EXPECT_EQ(doc["findings"][1]["kind"], "service_crashed");
+  EXPECT_EQ(doc["findings"][1]["unconfirmed"], "interrupted before it could be replayed");
+  EXPECT_TRUE(doc["error"].is_null());
 }
 
 // The refund model explored breadth-first, as `refund --seed 7` does: the double refund breaks

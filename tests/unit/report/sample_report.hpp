@@ -58,6 +58,7 @@ inline RunReport sample_report() {
   flaky.message = "replaying 'create_order' reached a different state than the first time";
   flaky.steps = {{"create_order", 77, "ok", "order \"7\"\ttabbed"}};
   flaky.confirmed = false;
+  flaky.unconfirmed = "it did not happen when replayed from the initial state";
 
   Finding initial;
   initial.kind = FindingKind::kInvariant;
@@ -74,6 +75,52 @@ inline RunReport sample_report() {
   r.warnings = {"action 'audit' never ran (it was never enabled)",
                 "finding 'create_order' did not reproduce when replayed from the initial state; "
                 "it is reported unconfirmed"};
+  return r;
+}
+
+// A report whose every text field holds what a hostile system under test could put there: escape
+// sequences that recolour or clear the terminal, CR and LF that would forge a line of the report,
+// C1 controls, a right-to-left override, bytes that are not UTF-8. Also a service crash, an
+// interrupted confirmation and sampled actions.
+inline RunReport hostile_report() {
+  RunReport r;
+  r.model = "shop\x1b[2J";
+  r.strategy = "bfs";
+  r.seed = 7;
+  r.termination = Termination::kSampled;
+  r.sampled = {"put", "get\r\n[2] critical forged"};
+  r.stats = {.states = 3, .transitions = 2, .steps = 2, .seconds = 0.25};
+
+  Finding rows;
+  rows.kind = FindingKind::kInvariant;
+  rows.name = "no_negative_stock";
+  rows.action = "create_order";
+  rows.severity = Severity::kCritical;
+  rows.message = "1 offending row: (name='\x1b[31mred\x1b[0m', note='a\nshop: 0 findings')";
+  rows.steps = {{"create_order", 1, "ok",
+                 "POST http://127.0.0.1:8080/orders -> 201 {\"id\":\"1\\r\\n\",\"n\":\"\r\n"
+                 "[1] critical forged\x1b]0;title\x07\"}"}};
+  rows.confirmed = true;
+  rows.state =
+      "db: orders: (1, 'x\xe2\x80\xaetxt.exe', '\xc2\x9b"
+      "31m', '\xff')\nledger: (no rows)";
+
+  Finding died;
+  died.kind = FindingKind::kServiceCrashed;
+  died.name = "service";
+  died.action = "refund";
+  died.severity = Severity::kCritical;
+  died.message =
+      "service 'service' died during 'refund': was killed by signal 11 (Segmentation fault)\n"
+      "last lines of its stderr:\n  panic: \x1b[1mboom\x1b[0m";
+  died.steps = {
+      {"create_order", 2, "", ""},
+      {"refund", 3, "error", "POST http://127.0.0.1:8080/orders/1/refund -> no response"}};
+  died.unconfirmed = "interrupted before it could be replayed";
+
+  r.findings = {rows, died};
+  r.coverage = {{"create_order", 1, 1, 1, 0, 0}, {"refund\x1b[8m", 1, 1, 0, 0, 1}};
+  r.warnings = {"finding 'x\ny' did not reproduce"};
   return r;
 }
 

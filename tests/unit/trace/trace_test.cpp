@@ -71,11 +71,13 @@ TEST(TraceFormat, SkipsAByteOrderMark) {
   EXPECT_EQ(t->header.model, "m");
 }
 
-TEST(TraceFormat, CommentsAreSingleLinesWhenWritten) {
+// A comment holds what a system answered: it cannot start a line of its own (a forged step) nor
+// carry a control sequence to the terminal of whoever reads the file.
+TEST(TraceFormat, CommentsAreSingleEscapedLinesWhenWritten) {
   Trace t;
   t.header.model = "m";
-  t.trailing_comments = {"two\nlines"};
-  EXPECT_EQ(write_trace(t), "prowl-trace 1 m\n# two lines\n");
+  t.trailing_comments = {"two\nlines", "1 evil\r\n42 refund\x1b[2J"};
+  EXPECT_EQ(write_trace(t), "prowl-trace 1 m\n# two\\nlines\n# 1 evil\\r\\n42 refund\\e[2J\n");
 }
 
 std::string error_of(std::string_view text) {

@@ -1,0 +1,354 @@
+// How a run ends when it cannot simply run to its end: a signal (prowl/core/interrupt.hpp), a
+// service that dies during a step, an environment that fails half-way; and what a run that
+// exhausted its graph may claim when actions draw their values at random.
+#include <signal.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "prowl/core/interrupt.hpp"
+#include "prowl/explore/explorer.hpp"
+#include "prowl/explore/object_model.hpp"
+#include "prowl/strategy/bfs.hpp"
+
+namespace prowl {
+namespace {
+
+// A fake service holding a counter, which an action can make die as a segfault would: from then
+// on it reports died() and cannot be observed, until a restore or a reset restarts it. Portable,
+// and not cheap, like a live service on a SQLite file.
+class MortalService final : public System {
+ public:
+  explicit MortalService(std::string name) : System(std::move(name)) {}
+
+  int value = 0;
+  bool dead = false;
+  bool broken = false;  // observing fails, but nothing died: an environment failure
+
+  Capabilities capabilities() const override {
+    return {.snapshot = true, .stack = false, .reset = true, .cheap = false, .portable = true};
+  }
+  Status observe(Hasher& h) const override {
+    if (dead) return Status::environment("service '" + name() + "' is not running");
+    if (broken) return Status::environment("the database went away");
+    h.add_u64(static_cast<std::uint64_t>(value));
+    return Status::ok();
+  }
+  std::string died() const override {
+    return dead ? "was killed by signal 11 (Segmentation fault)\nlast lines of its stderr:\n  boom"
+                : std::string();
+  }
+  Status begin() override {
+    initial_ = value;
+    return Status::ok();
+  }
+  Result<SnapshotHandle> save() override {
+    snaps_.push_back(value);
+    return static_cast<SnapshotHandle>(snaps_.size() - 1);
+  }
+  Status restore(SnapshotHandle h) override {
+    value = snaps_[h];
+    dead = false;  // restarted
+    return Status::ok();
+  }
+  void release(SnapshotHandle) override {}
+  Result<SystemImagePtr> capture() override {
+    auto image = std::make_shared<Image>();
+    image->value = value;
+    return SystemImagePtr(std::move(image));
+  }
+  Status load(const SystemImagePtr& image) override {
+    value = dynamic_cast<const Image&>(*image).value;
+    dead = false;
+    return Status::ok();
+  }
+  Status reset() override {
+    value = initial_;
+    dead = false;
+    return Status::ok();
+  }
+
+ private:
+  struct Image final : SystemImage {
+    int value = 0;
+  };
+  int initial_ = 0;
+  std::vector<int> snaps_;
+};
+
+MortalService& service(World& w) { return static_cast<MortalService&>(w.system(0)); }
+const MortalService& service(const World& w) {
+  return static_cast<const MortalService&>(w.system(0));
+}
+
+// "svc" counts 0..3 with inc; with crash_at_2 it dies when at 2, as a request that segfaults it
+// would (the action sees no answer: an error). `breaks` adds an invariant that fails at 3.
+Model mortal_model(std::function<Outcome(Step&)> crash_at_2) {
+  Model model("mortal");
+  auto world = []() -> Result<std::unique_ptr<World>> {
+    auto w = std::make_unique<World>();
+    w->emplace<MortalService>("svc");
+    return w;
+  };
+  model.set_world(world);
+  model.set_world_copies([world](std::size_t) { return world(); });
+  model.action("inc")
+      .when([](const World& w, const Context&) { return service(w).value < 3; })
+      .run([](Step& s) {
+        ++service(s.world).value;
+        return Outcome::ok("POST /inc -> 200");
+      });
+  model.action("crash_at_2")
+      .when([](const World& w, const Context&) { return service(w).value == 2; })
+      .run(std::move(crash_at_2));
+  // Checked over HTTP in a real model: it cannot hold against a dead service.
+  model.invariant("reachable").check([](const World& w, const Context&) {
+    return service(w).dead ? Check::fail("connection refused") : Check::pass();
+  });
+  return model;
+}
+
+Outcome segfault(Step& s) {
+  service(s.world).dead = true;
+  Outcome out = Outcome::error("POST /crash: connection reset by peer");
+  out.detail = "POST /crash -> no response";
+  return out;
+}
+
+class ServiceCrash : public ::testing::TestWithParam<std::uint32_t> {};
+
+TEST_P(ServiceCrash, IsOneConfirmedFindingOfItsStepAndTheRunGoesOn) {
+  Model model = mortal_model(segfault);
+  Bfs bfs;
+  Options options;
+  options.workers = GetParam();
+  auto r = explore(model, bfs, options);
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_EQ(r->findings.size(), 1u);
+  const Finding& f = r->findings[0];
+  EXPECT_EQ(f.kind, FindingKind::kServiceCrashed);
+  EXPECT_EQ(f.name, "svc");
+  EXPECT_EQ(f.action, "crash_at_2");
+  EXPECT_EQ(f.severity, Severity::kCritical);
+  EXPECT_TRUE(f.confirmed) << f.unconfirmed;
+  EXPECT_EQ(f.message,
+            "service 'svc' died during 'crash_at_2': was killed by signal 11 (Segmentation "
+            "fault)\nlast lines of its stderr:\n  boom");
+  ASSERT_EQ(f.steps.size(), 3u);
+  EXPECT_EQ(f.steps[0].detail, "POST /inc -> 200");
+  EXPECT_EQ(f.steps[2].action, "crash_at_2");
+  EXPECT_EQ(f.steps[2].outcome, "error");
+  EXPECT_EQ(f.steps[2].detail, "POST /crash -> no response");
+  // The service was restarted and exploration went on past it: every counter value was reached.
+  EXPECT_EQ(r->stats.states, 4u);
+  EXPECT_EQ(r->termination, Termination::kExhausted);
+}
+
+INSTANTIATE_TEST_SUITE_P(Workers, ServiceCrash, ::testing::Values(1u, 2u));
+
+// A service that answers and then dies: the step succeeded, but the state after it cannot be
+// observed. That is the step's crash, not a failure of the run, nor an invariant's.
+TEST(ServiceCrash, AfterAnsweringIsTheStepsCrash) {
+  Model model = mortal_model([](Step& s) {
+    service(s.world).dead = true;
+    return Outcome::ok("POST /crash -> 200");
+  });
+  Bfs bfs;
+  auto r = explore(model, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_EQ(r->findings[0].kind, FindingKind::kServiceCrashed);
+  EXPECT_TRUE(r->findings[0].confirmed);
+  EXPECT_EQ(r->findings[0].steps.back().detail, "POST /crash -> 200");
+}
+
+// Killed from outside during the first run of the step only: the replay cannot reproduce it. The
+// failing step then shows what the exploration saw, never the replay's answer.
+TEST(ServiceCrash, ThatDoesNotReproduceKeepsItsOwnFailingStep) {
+  auto calls = std::make_shared<int>(0);
+  Model model = mortal_model([calls](Step& s) {
+    if ((*calls)++ == 0) return segfault(s);
+    return Outcome::ok("POST /crash -> 201");
+  });
+  Bfs bfs;
+  auto r = explore(model, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_EQ(r->findings.size(), 1u);
+  const Finding& f = r->findings[0];
+  EXPECT_EQ(f.kind, FindingKind::kServiceCrashed);
+  EXPECT_FALSE(f.confirmed);
+  EXPECT_EQ(f.unconfirmed, "it did not happen when replayed from the initial state");
+  EXPECT_EQ(f.steps[2].outcome, "error");
+  EXPECT_EQ(f.steps[2].detail, "POST /crash -> no response");
+  EXPECT_EQ(f.steps[0].detail, "POST /inc -> 200");  // earlier steps: from the replay
+  EXPECT_EQ(f.state, "");                            // the replay did not end in the failing state
+}
+
+class Interrupt : public ::testing::Test {
+ protected:
+  void SetUp() override { clear_interrupts(); }
+  void TearDown() override { clear_interrupts(); }
+};
+
+struct Counter {
+  int v = 0;
+};
+
+// Counts up to 100; "too_far" fails at 3; at 5, `signal` runs as if Ctrl-C was pressed there.
+ObjectModel<Counter> counting_model(std::function<void(Counter&)> signal) {
+  ObjectModel<Counter> model("counting", Counter{});
+  model.action("inc").when([](const Counter& c) { return c.v < 100; }).run([](Counter& c) {
+    ++c.v;
+  });
+  model.action("signal")
+      .when([](const Counter& c) { return c.v == 5; })
+      .run([signal](Counter& c, Context&) { signal(c); });
+  model.invariant("too_far").check([](const Counter& c) { return c.v != 3; });
+  return model;
+}
+
+TEST_F(Interrupt, StopsTheRunWhichStillConfirmsAndReportsWhatItFound) {
+  auto model = counting_model([](Counter&) { request_interrupt(SIGINT); });
+  Bfs bfs;
+  auto r = explore(model, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->termination, Termination::kInterrupted);
+  EXPECT_LT(r->stats.states, 101u);
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_EQ(r->findings[0].name, "too_far");
+  EXPECT_TRUE(r->findings[0].confirmed);  // within the grace period
+  EXPECT_EQ(r->findings[0].steps.size(), 3u);
+}
+
+TEST_F(Interrupt, ASecondOneSkipsConfirmation) {
+  auto model = counting_model([](Counter&) {
+    request_interrupt(SIGTERM);
+    request_interrupt(SIGINT);
+  });
+  Bfs bfs;
+  auto r = explore(model, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->termination, Termination::kInterrupted);
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_FALSE(r->findings[0].confirmed);
+  EXPECT_EQ(r->findings[0].unconfirmed, "interrupted before it could be replayed");
+  EXPECT_EQ(r->findings[0].steps.size(), 3u);
+  EXPECT_EQ(interrupt_signal(), SIGTERM);
+}
+
+TEST_F(Interrupt, AfterTheGracePeriodFindingsAreReportedUnconfirmed) {
+  auto model = counting_model([](Counter&) { request_interrupt(SIGINT); });
+  Bfs bfs;
+  Options options;
+  options.confirm_grace = 0;
+  auto r = explore(model, bfs, options);
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_EQ(r->findings[0].unconfirmed, "interrupted before it could be replayed");
+}
+
+// A step that fails because the interrupt cut it short (an aborted request) is not a finding.
+TEST_F(Interrupt, AStepItCutShortIsNeitherAFindingNorCounted) {
+  ObjectModel<Counter> model("cut", Counter{});
+  model.action("inc").when([](const Counter& c) { return c.v < 10; }).run([](Counter& c) {
+    ++c.v;
+  });
+  model.action("request")
+      .when([](const Counter& c) { return c.v == 1; })
+      .run([](Counter&, Context&) {
+        request_interrupt(SIGINT);
+        return Outcome::error("the request was aborted");
+      });
+  Bfs bfs;
+  auto r = explore(model, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->termination, Termination::kInterrupted);
+  EXPECT_TRUE(r->findings.empty());
+  EXPECT_EQ(r->coverage[1].name, "request");
+  EXPECT_EQ(r->coverage[1].executed, 0u);
+  EXPECT_EQ(r->coverage[1].errors, 0u);
+}
+
+struct Cache {
+  int entries = 0;
+};
+
+// An action that draws its argument from the step's Rng tries one value per (state, action):
+// exhausting the graph is not exhausting the values.
+TEST(Sampled, ActionsThatDrawValuesMakeAnExhaustedRunSampled) {
+  ObjectModel<Cache> model("cache", Cache{});
+  model.action("put")
+      .when([](const Cache& c) { return c.entries < 2; })
+      .run([](Cache& c, Context&, Rng& rng) { c.entries += 1 + static_cast<int>(rng.below(1)); });
+  model.action("get").run([](Cache&, Context&, Rng&) {});  // takes the Rng, draws nothing
+  model.action("clear").run([](Cache& c) { c.entries = 0; });
+  Bfs bfs;
+  auto r = explore(model, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->termination, Termination::kSampled);
+  EXPECT_EQ(r->sampled, std::vector<std::string>{"put"});
+}
+
+TEST(Sampled, ARunWhoseActionsDrawNothingIsExhausted) {
+  ObjectModel<Cache> model("cache", Cache{});
+  model.action("put").when([](const Cache& c) { return c.entries < 2; }).run([](Cache& c) {
+    ++c.entries;
+  });
+  Bfs bfs;
+  auto r = explore(model, bfs);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->termination, Termination::kExhausted);
+  EXPECT_TRUE(r->sampled.empty());
+}
+
+// The environment fails half-way (a database that went away): the run fails, and its partial
+// report keeps what was found until then, unconfirmed, with the error.
+TEST(PartialReport, KeepsTheFindingsOfARunThatFailed) {
+  Model model("breaking");
+  model.set_world([]() -> Result<std::unique_ptr<World>> {
+    auto w = std::make_unique<World>();
+    w->emplace<MortalService>("svc");
+    return w;
+  });
+  model.action("inc")
+      .when([](const World& w, const Context&) { return service(w).value < 3; })
+      .run([](Step& s) {
+        if (++service(s.world).value == 3) service(s.world).broken = true;
+        return Outcome::ok();
+      });
+  model.invariant("below_two").check([](const World& w, const Context&) {
+    return service(w).value < 2 ? Check::pass() : Check::fail("at 2");
+  });
+  Bfs bfs;
+  Explorer explorer(model, bfs);
+  auto r = explorer.run();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.status().code(), StatusCode::kEnvironment);
+  const RunReport* partial = explorer.partial_report();
+  ASSERT_NE(partial, nullptr);
+  EXPECT_EQ(partial->termination, Termination::kError);
+  EXPECT_EQ(partial->error, "the database went away");
+  EXPECT_EQ(partial->stats.states, 3u);
+  ASSERT_EQ(partial->findings.size(), 1u);
+  EXPECT_EQ(partial->findings[0].name, "below_two");
+  EXPECT_FALSE(partial->findings[0].confirmed);
+  EXPECT_EQ(partial->findings[0].unconfirmed, "the run failed before it could be replayed");
+  EXPECT_EQ(partial->findings[0].steps.size(), 2u);
+}
+
+TEST(PartialReport, IsNullAfterARunThatDidNotFail) {
+  ObjectModel<Cache> model("cache", Cache{});
+  model.action("put").when([](const Cache& c) { return c.entries < 2; }).run([](Cache& c) {
+    ++c.entries;
+  });
+  Bfs bfs;
+  Explorer explorer(model, bfs);
+  ASSERT_TRUE(explorer.run());
+  EXPECT_EQ(explorer.partial_report(), nullptr);
+}
+
+}  // namespace
+}  // namespace prowl
