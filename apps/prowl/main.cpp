@@ -17,7 +17,7 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"demo", "explore the bundled refund example and show the bugs it finds",
+    {"demo", "explore the bundled shop service over HTTP and show the bugs it finds",
      prowl::app::demo_command},
     {"explore", "explore an HTTP service described by a YAML model file",
      prowl::app::explore_command},
@@ -35,10 +35,12 @@ void print_usage(std::ostream& out) {
   for (const Command& c : kCommands) {
     out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << '\n';
   }
-  out << "  help      show this help\n\n"
+  out << "  help      show this help, or a command's: prowl help <command>\n\n"
          "Run 'prowl <command> --help' for a command's options.\n"
          "Exit codes: 0 no findings, 1 findings, 2 bad usage, options or model,\n"
-         "3 environment failure, 70 internal error (a bug in prowl; please report it).\n";
+         "3 environment failure, 70 internal error (a bug in prowl; please report it),\n"
+         "130/143/129 stopped by SIGINT/SIGTERM/SIGHUP after restoring the systems and\n"
+         "writing the reports.\n";
 }
 
 int dispatch(int argc, char** argv) {
@@ -48,6 +50,19 @@ int dispatch(int argc, char** argv) {
   }
   const std::string_view name = argv[1];
   if (name == "help" || name == "--help" || name == "-h") {
+    if (argc >= 3 && name == "help") {
+      // `prowl help explore` is `prowl explore --help`.
+      const std::string_view topic = argv[2];
+      for (const Command& c : kCommands) {
+        if (c.name != topic) continue;
+        char flag[] = "--help";
+        char* args[] = {argv[2], flag, nullptr};
+        return c.run(2, args);
+      }
+      std::cerr << "prowl help: unknown command '" << topic << "'\n\n";
+      print_usage(std::cerr);
+      return prowl::kExitUsage;
+    }
     print_usage(std::cout);
     return prowl::kExitOk;
   }

@@ -1,4 +1,5 @@
 #include <iostream>
+#include <string_view>
 
 #include "commands.hpp"
 #include "prowl/cli/run_main.hpp"
@@ -6,7 +7,11 @@
 
 namespace prowl::app {
 
-int version_command(int argc, char** /*argv*/) {
+int version_command(int argc, char** argv) {
+  if (argc == 2 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h")) {
+    std::cout << "Usage: prowl version\nPrints prowl's version.\n";
+    return kExitOk;
+  }
   if (argc > 1) {
     std::cerr << "prowl version: takes no arguments\n";
     return kExitUsage;

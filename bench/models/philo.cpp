@@ -15,9 +15,8 @@ static_assert(std::has_unique_object_representations_v<PhiloState>);
 prowl::ObjectModel<PhiloState> make_philo_model(const PhiloParams& params) {
   const int np = params.np;
   PROWL_CHECK(np >= 2 && np <= 16, "philo: need 2 <= NP <= 16");
-  prowl::ObjectModel<PhiloState> model("philo", PhiloState{}, {}, [np](const PhiloState& s) {
-    return join_values(s.pc.data(), np);
-  });
+  prowl::ObjectModel<PhiloState> model(
+      "philo", PhiloState{}, [np](const PhiloState& s) { return join_values(s.pc.data(), np); });
   for (int p = 0; p < np; ++p) {
     // As in philo.pml: the last philosopher takes fork 0 first, everyone else fork p.
     const int first = p == np - 1 ? 0 : p;

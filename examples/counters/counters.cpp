@@ -6,7 +6,7 @@ namespace examples {
 
 prowl::ObjectModel<Counters> make_counters_model(int k, int n) {
   PROWL_CHECK(k >= 1 && k <= 8 && n >= 1 && n <= 255, "counters: need 1 <= K <= 8, 1 <= N <= 255");
-  prowl::ObjectModel<Counters> model("counters", Counters{}, {}, [k](const Counters& s) {
+  prowl::ObjectModel<Counters> model("counters", Counters{}, [k](const Counters& s) {
     std::string out;
     for (int i = 0; i < k; ++i) out += (i ? " " : "") + std::to_string(s.c[i]);
     return out;

@@ -32,7 +32,7 @@ bool RefundShop::cancel(int slot) {
 }
 
 prowl::ObjectModel<RefundShop> make_refund_model() {
-  prowl::ObjectModel<RefundShop> model("refund", RefundShop{}, {}, [](const RefundShop& s) {
+  prowl::ObjectModel<RefundShop> model("refund", RefundShop{}, [](const RefundShop& s) {
     static const char* names[] = {"none", "paid", "refunded", "cancelled"};
     std::string out =
         "customer=" + std::to_string(s.customer) + " merchant=" + std::to_string(s.merchant);

@@ -83,10 +83,19 @@ std::string program_name(const MainSettings& settings, int argc, char** argv) {
 
 constexpr std::string_view kFooter =
     "Exit codes: 0 no findings, 1 findings, 2 bad usage, options or model,\n"
-    "3 environment failure, 70 internal error (a bug in prowl; please report it).";
-constexpr std::string_view kTraceFooter =
+    "3 environment failure, 70 internal error (a bug in prowl; please report it),\n"
+    "130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the systems are restored and the reports\n"
+    "written first; a second signal skips confirming the findings, a third stops at once).\n";
+constexpr std::string_view kReplayFooter =
     "Exit codes: 0 the trace ran clean, 1 it failed (a finding), 2 bad usage or a trace that\n"
-    "is malformed or does not fit the model, 3 environment failure, 70 internal error.";
+    "is malformed or does not fit the model, 3 environment failure, 70 internal error,\n"
+    "130/143/129 stopped by SIGINT/SIGTERM/SIGHUP after the step under way.\n";
+constexpr std::string_view kShrinkFooter =
+    "Exit codes: 1 the trace was shrunk and written (its failure still happens), 2 bad usage,\n"
+    "a trace that is malformed or does not fit the model, or one that does not fail on replay\n"
+    "(nothing to shrink), 3 environment failure (also: OUT cannot be written), 70 internal\n"
+    "error, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the shortest trace found so far is\n"
+    "written).\n";
 
 std::string_view command_name(MainCommand command) {
   switch (command) {
@@ -274,7 +283,7 @@ void CommandLine::Impl::build_trace_app() {
             "which step.";
   if (settings.command && !settings.description.empty()) description = settings.description;
   app = std::make_unique<CLI::App>(description + "\n", program);
-  app->footer(std::string(kTraceFooter));
+  app->footer(std::string(shrinking ? kShrinkFooter : kReplayFooter));
   app->add_option("TRACE", trace_path, "the trace file")->required()->type_name("");
   if (shrinking) {
     app->add_option("-o,--output", output_path,

@@ -186,6 +186,20 @@ void Explorer::Impl::drop_image(StateId s) {
 
 Status Explorer::Impl::run_workers(Clock::time_point start, Termination& termination) {
   const std::size_t n = options.workers;
+  // What a seed cannot pin down once several workers race: BFS's level barrier keeps depths and
+  // shortest paths; every other strategy picks from a graph whose shape depends on which worker
+  // finished first, and per-run limits go to whichever worker claims them first.
+  if (!strategy.level_order()) {
+    warnings.push_back(fmt::format(
+        "with {} workers, strategy '{}' picks by what the workers have finished, which depends "
+        "on timing: this run is not reproducible from its seed (bfs is, or run one worker)",
+        n, strategy.name()));
+  } else if (any_run_limit) {
+    warnings.push_back(fmt::format(
+        "with {} workers, which steps an action limited per run (max_per_run) gets depends on "
+        "timing: this run is not reproducible from its seed (run one worker)",
+        n));
+  }
   workers = std::make_unique<Workers>(*this);
   Workers& ws = *workers;
   auto root = world->capture();

@@ -158,16 +158,23 @@ class ObjectModel : public Model {
   using ObserveFn = typename MemorySystem<T>::ObserveFn;
   using DescribeFn = typename MemorySystem<T>::DescribeFn;
 
-  explicit ObjectModel(std::string name, T initial = T{}, ObserveFn observe = {},
-                       DescribeFn describe = {})
+  // The object is observed by its bytes, or by the prowl_observe(const T&, Hasher&) that ADL
+  // finds; a type with neither (padding, std::string, std::map, pointers) does not compile.
+  // `describe` renders a state for reports.
+  explicit ObjectModel(std::string name, T initial = T{}, DescribeFn describe = {})
       : Model(std::move(name)) {
-    set_world([initial = std::move(initial), observe = std::move(observe),
-               describe = std::move(describe),
-               n = this->name()]() -> Result<std::unique_ptr<World>> {
-      auto world = std::make_unique<World>();
-      world->emplace<MemorySystem<T>>(n, initial, observe, describe);
-      return world;
-    });
+    static_assert(DefaultObservable<T>,
+                  "ObjectModel<T>: prowl cannot hash this state type: it has padding or members "
+                  "that are not plain bytes (std::string, std::map, pointers). Define "
+                  "`void prowl_observe(const T&, prowl::Hasher&)` next to T (found by "
+                  "argument-dependent lookup), or pass an observe function.");
+    install(std::move(initial), {}, std::move(describe));
+  }
+  // The object is observed by `observe`, which adds everything that makes a state what it is.
+  // REQUIRES: `observe` is not empty, unless T could be observed without it.
+  ObjectModel(std::string name, T initial, ObserveFn observe, DescribeFn describe = {})
+      : Model(std::move(name)) {
+    install(std::move(initial), std::move(observe), std::move(describe));
   }
 
   ObjectActionBuilder<T> action(std::string name) { return {*this, add_action(std::move(name))}; }
@@ -251,6 +258,16 @@ class ObjectModel : public Model {
   }
 
  private:
+  void install(T initial, ObserveFn observe, DescribeFn describe) {
+    set_world([initial = std::move(initial), observe = std::move(observe),
+               describe = std::move(describe),
+               n = this->name()]() -> Result<std::unique_ptr<World>> {
+      auto world = std::make_unique<World>();
+      world->emplace<MemorySystem<T>>(n, initial, observe, describe);
+      return world;
+    });
+  }
+
   // Keeps a typed callable alive for as long as any copy of the model.
   template <class F>
   void* keep(F fn) {

@@ -296,6 +296,24 @@ TEST(Workers, ExhaustTheGraphWithOtherStrategiesToo) {
   EXPECT_EQ(r->stats.transitions, 288u);
 }
 
+// Only BFS's level barrier makes several workers repeat a run from its seed; the report says so
+// for every other strategy.
+TEST(Workers, WarnThatARunIsNotReproducibleWhenPicksDependOnTiming) {
+  const Model m = counters(2, 3);
+  Dfs dfs;
+  auto d = run_with(m, dfs, 2);
+  ASSERT_TRUE(d);
+  ASSERT_EQ(d->warnings.size(), 1u);
+  EXPECT_EQ(d->warnings[0],
+            "with 2 workers, strategy 'dfs' picks by what the workers have finished, which "
+            "depends on timing: this run is not reproducible from its seed (bfs is, or run one "
+            "worker)");
+  Bfs bfs;
+  auto b = run_with(m, bfs, 2);
+  ASSERT_TRUE(b);
+  EXPECT_TRUE(b->warnings.empty());
+}
+
 TEST(Workers, StopAfterExactlyMaxSteps) {
   const Model m = counters(3, 4);
   Options options;
@@ -333,6 +351,10 @@ TEST(Workers, RunAnActionNoMoreOftenThanItsPerRunLimit) {
     EXPECT_EQ(r->coverage[static_cast<std::size_t>(m.find_action("inc_1"))].executed, 2u);
     EXPECT_EQ(r->termination, Termination::kExhausted);
     EXPECT_EQ(r->stats.steps, r->stats.transitions);
+    ASSERT_EQ(r->warnings.size(), 1u);
+    EXPECT_EQ(r->warnings[0],
+              "with 2 workers, which steps an action limited per run (max_per_run) gets depends "
+              "on timing: this run is not reproducible from its seed (run one worker)");
   }
 }
 

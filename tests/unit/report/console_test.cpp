@@ -120,3 +120,23 @@ TEST(ConsoleProgress, RewritesOneLineInPlaceAndBlanksItWhenFinished) {
 
 }  // namespace
 }  // namespace prowl
+
+namespace prowl {
+namespace {
+
+// Without a terminal (a CI log): one plain line every 10 s, none before, never rewritten.
+TEST(ConsoleProgressLog, WritesALineEveryTenSeconds) {
+  std::ostringstream out;
+  ProgressLog log(out);
+  log.update({.states = 5, .transitions = 9, .steps = 9, .findings = 0, .seconds = 9.9});
+  EXPECT_EQ(out.str(), "");
+  log.update({.states = 50, .transitions = 90, .steps = 90, .findings = 1, .seconds = 10.1});
+  log.update({.states = 51, .transitions = 91, .steps = 91, .findings = 1, .seconds = 12});
+  log.update({.states = 1, .transitions = 1, .steps = 2, .findings = 2, .seconds = 31.5});
+  EXPECT_EQ(out.str(),
+            "progress: 50 states, 90 transitions, 1 finding, 10 s\n"
+            "progress: 1 state, 1 transition, 2 findings, 32 s\n");
+}
+
+}  // namespace
+}  // namespace prowl

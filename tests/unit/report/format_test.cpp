@@ -1,6 +1,11 @@
 #include "prowl/report/format.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 namespace prowl {
 namespace {
@@ -29,6 +34,59 @@ TEST(ReportFormat, RejectsATextWithoutColonOrFile) {
 
 TEST(ReportFormat, ListsJsonAsTheOnlyFormatSoFar) {
   EXPECT_EQ(report_format_names(), std::vector<std::string>{"json"});
+}
+
+}  // namespace
+}  // namespace prowl
+
+namespace prowl {
+namespace {
+
+class ReportDestination : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("prowl-report-dest-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(ReportDestination, CreatesTheDirectoryAndLeavesNoFileBehind) {
+  const std::string path = (dir_ / "a" / "b" / "r.json").string();
+  EXPECT_TRUE(check_report_destination({"json", path}));
+  EXPECT_TRUE(std::filesystem::is_directory(dir_ / "a" / "b"));
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST_F(ReportDestination, KeepsAFileThatIsAlreadyThere) {
+  const std::string path = (dir_ / "r.json").string();
+  std::ofstream(path) << "old";
+  EXPECT_TRUE(check_report_destination({"json", path}));
+  std::ifstream in(path);
+  std::string text;
+  in >> text;
+  EXPECT_EQ(text, "old");
+}
+
+TEST_F(ReportDestination, RefusesADirectoryAndAPathBelowAFile) {
+  const Status dir = check_report_destination({"json", dir_.string()});
+  EXPECT_EQ(dir.code(), StatusCode::kInvalid);
+  EXPECT_EQ(dir.message(), "report 'json:" + dir_.string() + "': '" + dir_.string() +
+                               "' is a directory; give a file name, such as " +
+                               (dir_ / "report.json").string());
+  const Status below = check_report_destination({"json", "/dev/null/r.json"});
+  EXPECT_EQ(below.code(), StatusCode::kInvalid);
+  EXPECT_EQ(below.message(),
+            "report 'json:/dev/null/r.json': cannot create the directory '/dev/null': Not a "
+            "directory");
+}
+
+TEST_F(ReportDestination, AcceptsStandardOutput) {
+  EXPECT_TRUE(check_report_destination({"json", "-"}));
+  EXPECT_TRUE(ReportSpec({"json", "-"}).to_stdout());
 }
 
 }  // namespace
