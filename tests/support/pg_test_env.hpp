@@ -151,8 +151,9 @@ class PgTest : public ::testing::Test {
   std::optional<PgTestDatabase> db_;
 };
 
-// pg_dump's plain output for the database: from the newest /usr/lib/postgresql/*/bin, else PATH.
-inline std::string pg_dump(const std::string& dsn) {
+// pg_dump's plain output for the database (with data_only, its rows and sequence values only):
+// from the newest /usr/lib/postgresql/*/bin, else PATH.
+inline std::string pg_dump(const std::string& dsn, bool data_only = false) {
   std::string program = "pg_dump";
   std::error_code ec;
   std::vector<std::filesystem::path> bins;
@@ -177,13 +178,14 @@ inline std::string pg_dump(const std::string& dsn) {
     dup2(out[1], 1);
     close(out[0]);
     close(out[1]);
+    std::vector<std::string> args = {program, "--no-password", "--dbname", dsn};
     // pg_dump 15.14 and later write a random \restrict key into every dump unless given one.
-    if (restrict_key) {
-      execlp(program.c_str(), program.c_str(), "--no-password", "--restrict-key=prowltest",
-             "--dbname", dsn.c_str(), static_cast<char*>(nullptr));
-    }
-    execlp(program.c_str(), program.c_str(), "--no-password", "--dbname", dsn.c_str(),
-           static_cast<char*>(nullptr));
+    if (restrict_key) args.push_back("--restrict-key=prowltest");
+    if (data_only) args.push_back("--data-only");
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
     _exit(127);
   }
   close(out[1]);

@@ -1,0 +1,60 @@
+// What the reliability tests share: the programs under test (the prowl binary, the shop service),
+// their models, and a run of `prowl explore` on the shop with a database of its own.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "support/prowl_process.hpp"
+
+namespace prowl::testing {
+
+inline const std::string kProwl = PROWL_BIN;
+inline const std::string kShopApi = SHOP_API_BIN;
+inline const std::string kModels = RELIABILITY_MODELS;  // tests/integration/reliability/models
+
+// A finding as the report names it: kind, name and the step that broke it.
+using FindingKey = std::tuple<std::string, std::string, std::string>;
+
+inline std::set<FindingKey> finding_keys(const nlohmann::json& report) {
+  std::set<FindingKey> keys;
+  for (const auto& f : report["findings"]) {
+    keys.insert({f["kind"].get<std::string>(), f["name"].get<std::string>(),
+                 f["action"].get<std::string>()});
+  }
+  return keys;
+}
+
+inline nlohmann::json read_json(const std::string& path) {
+  const std::string text = read_file(path);
+  PROWL_CHECK(!text.empty(), "no report at " + path);
+  return nlohmann::json::parse(text);
+}
+
+// A shop service's world for one test: a scratch directory holding the SQLite file, the reports,
+// the traces and the TMPDIR of prowl's runs (worker copies land there).
+struct ShopScratch {
+  ScratchDir dir{"prowl-reliability"};
+  std::string db = dir.file("shop.db");
+  std::string tmp = dir.file("tmp");
+
+  ShopScratch() { std::filesystem::create_directories(tmp); }
+
+  std::vector<std::pair<std::string, std::string>> env() const {
+    return {{"SHOP_API", kShopApi}, {"SHOP_DB", db}, {"TMPDIR", tmp}};
+  }
+  // `prowl ARGS...`, running in the scratch directory.
+  std::unique_ptr<ProcessRun> start(std::vector<std::string> args,
+                                    const std::string& out_dir) const {
+    args.insert(args.begin(), kProwl);
+    std::filesystem::create_directories(out_dir);
+    return std::make_unique<ProcessRun>(std::move(args), out_dir, dir.path(), env());
+  }
+};
+
+}  // namespace prowl::testing

@@ -1,0 +1,176 @@
+// Ctrl-C, a CI job's SIGTERM and a closed terminal's SIGHUP in the middle of a run of the real
+// shop service: the run stops, confirms what it found, restores the database, stops the service,
+// writes its report and traces, and exits 128 + the signal. What it reports is a subset of what an
+// uninterrupted run of the same depth finds, and the database holds what it held before.
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "reliability.hpp"
+#include "support/pg_test_env.hpp"
+
+namespace prowl::testing {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+const std::string kSqliteModel = kModels + "/shop-long.yaml";
+const std::string kPostgresModel = kModels + "/shop-long-postgres.yaml";
+
+std::size_t files_in(const std::string& dir) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) n += e.is_regular_file() ? 1 : 0;
+  return n;
+}
+
+// Creates the shop's database file as its service does on first start (a one-level run).
+void create_shop_db(const ShopScratch& s) {
+  auto init = s.start({"explore", kSqliteModel, "--max-depth", "1", "--quiet"}, s.dir.file("i"));
+  ASSERT_EQ(init->code(), 0) << init->err();
+}
+
+// What every interrupted run must leave: its exit code, an interrupted report whose findings were
+// confirmed, one trace per finding, and no service or worker copy behind it.
+void expect_a_clean_stop(ProcessRun& run, const ShopScratch& s, int sig, const std::string& dir) {
+  EXPECT_EQ(run.code(20s), 128 + sig) << run.err();
+  EXPECT_NE(run.err().find(std::string("stopped by ") + (sig == SIGINT    ? "SIGINT"
+                                                         : sig == SIGTERM ? "SIGTERM"
+                                                                          : "SIGHUP")),
+            std::string::npos)
+      << run.err();
+  const auto report = read_json(dir + "/r.json");
+  EXPECT_EQ(report["termination"], "interrupted");
+  EXPECT_GT(report["stats"]["states"].get<int>(), 100);
+  ASSERT_FALSE(report["findings"].empty());
+  for (const auto& f : report["findings"]) {
+    EXPECT_TRUE(f["confirmed"].get<bool>()) << f["name"] << ": " << f["unconfirmed"];
+  }
+  EXPECT_EQ(files_in(dir + "/traces"), report["findings"].size());
+  EXPECT_NE(run.out().find("json report written to"), std::string::npos);
+  EXPECT_TRUE(processes_with(s.db).empty()) << "a service on " << s.db << " still runs";
+  EXPECT_TRUE(worker_copies(s.tmp).empty());
+}
+
+class SqliteSignal : public ::testing::TestWithParam<int> {};
+
+TEST_P(SqliteSignal, StopsTheRunWhichReportsAndLeavesTheDatabaseAsItFoundIt) {
+  const int sig = GetParam();
+  ShopScratch s;
+  create_shop_db(s);
+  const std::string before = sqlite_dump(s.db);
+  const std::string out = s.dir.file("run");
+  auto run = s.start({"explore", kSqliteModel, "--seed", "7", "--report", "json:" + out + "/r.json",
+                      "--trace-dir", out + "/traces"},
+                     out);
+  std::this_thread::sleep_for(700ms);  // well into the run: it has no end of its own
+  ASSERT_FALSE(run->wait(0ms)) << run->err();
+  run->signal(sig);
+  expect_a_clean_stop(*run, s, sig, out);
+  EXPECT_EQ(sqlite_dump(s.db), before);
+
+  // Everything it reported, an uninterrupted run as deep finds too.
+  const auto report = read_json(out + "/r.json");
+  const int depth = report["stats"]["max_depth"];
+  const std::string ref = s.dir.file("reference");
+  auto full = s.start({"explore", kSqliteModel, "--seed", "7", "--quiet", "--max-depth",
+                       std::to_string(depth), "--report", "json:" + ref + "/r.json"},
+                      ref);
+  ASSERT_EQ(full->code(120s), 1) << full->err();
+  const auto reference = read_json(ref + "/r.json");
+  EXPECT_EQ(reference["termination"], "exhausted");
+  for (const FindingKey& key : finding_keys(report)) {
+    EXPECT_TRUE(finding_keys(reference).count(key))
+        << std::get<0>(key) << " " << std::get<1>(key) << " " << std::get<2>(key);
+  }
+  EXPECT_EQ(sqlite_dump(s.db), before);
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, SqliteSignal, ::testing::Values(SIGINT, SIGTERM, SIGHUP),
+                         [](const auto& info) {
+                           return std::string(info.param == SIGINT    ? "SIGINT"
+                                              : info.param == SIGTERM ? "SIGTERM"
+                                                                      : "SIGHUP");
+                         });
+
+// Two workers, each with a copy of the service and the database in TMPDIR: SIGTERM stops both,
+// and no copy is left.
+TEST(SqliteSignalWithWorkers, RemovesEveryCopy) {
+  ShopScratch s;
+  create_shop_db(s);
+  const std::string before = sqlite_dump(s.db);
+  const std::string out = s.dir.file("run");
+  auto run = s.start({"explore", kSqliteModel, "--workers", "2", "--report",
+                      "json:" + out + "/r.json", "--trace-dir", out + "/traces"},
+                     out);
+  std::this_thread::sleep_for(800ms);
+  ASSERT_FALSE(run->wait(0ms)) << run->err();
+  run->signal(SIGTERM);
+  expect_a_clean_stop(*run, s, SIGTERM, out);
+  EXPECT_EQ(sqlite_dump(s.db), before);
+}
+
+// A second signal skips confirming the findings; the database is restored all the same.
+TEST(SqliteSignal, ASecondOneSkipsConfirmationButStillRestoresAndReports) {
+  ShopScratch s;
+  create_shop_db(s);
+  const std::string before = sqlite_dump(s.db);
+  const std::string out = s.dir.file("run");
+  auto run = s.start({"explore", kSqliteModel, "--report", "json:" + out + "/r.json"}, out);
+  std::this_thread::sleep_for(500ms);
+  ASSERT_FALSE(run->wait(0ms)) << run->err();
+  // Two of the same signal sent at once may arrive as one (standard signals do not queue), and
+  // two different ones in either order: the exit code is that of the first to arrive.
+  run->signal(SIGINT);
+  run->signal(SIGTERM);
+  const int code = run->code(20s);
+  EXPECT_TRUE(code == 130 || code == 143) << code << "\n" << run->err();
+  const auto report = read_json(out + "/r.json");
+  EXPECT_EQ(report["termination"], "interrupted");
+  ASSERT_FALSE(report["findings"].empty());
+  for (const auto& f : report["findings"]) {
+    EXPECT_FALSE(f["confirmed"].get<bool>());
+    EXPECT_EQ(f["unconfirmed"], "interrupted before it could be replayed");
+  }
+  EXPECT_EQ(sqlite_dump(s.db), before);
+  EXPECT_TRUE(processes_with(s.db).empty());
+}
+
+// The same on PostgreSQL: the declared tables are restored (pg_dump --data-only is identical).
+class PostgresSignal : public PgTest {};
+
+TEST_F(PostgresSignal, StopsTheRunAndLeavesTheTablesAsItFoundThem) {
+  ShopScratch s;
+  auto env = s.env();
+  env.emplace_back("SHOP_PG_DSN", dsn());
+  // The service creates its tables on first start.
+  {
+    auto init = std::make_unique<ProcessRun>(
+        std::vector<std::string>{kProwl, "explore", kPostgresModel, "--max-depth", "1", "--quiet"},
+        s.dir.path(), s.dir.path(), env);
+    ASSERT_EQ(init->code(), 0) << init->err();
+  }
+  const std::string before = pg_dump(dsn(), /*data_only=*/true);
+  const std::string out = s.dir.file("run");
+  fs::create_directories(out);
+  ProcessRun run({kProwl, "explore", kPostgresModel, "--report", "json:" + out + "/r.json",
+                  "--trace-dir", out + "/traces"},
+                 out, s.dir.path(), env);
+  std::this_thread::sleep_for(1500ms);  // restores are slower on PostgreSQL
+  ASSERT_FALSE(run.wait(0ms)) << run.err();
+  run.signal(SIGINT);
+  EXPECT_EQ(run.code(30s), 130) << run.err();
+  const auto report = read_json(out + "/r.json");
+  EXPECT_EQ(report["termination"], "interrupted");
+  EXPECT_EQ(files_in(out + "/traces"), report["findings"].size());
+  EXPECT_EQ(pg_dump(dsn(), /*data_only=*/true), before);
+  EXPECT_TRUE(processes_with(dsn()).empty());
+}
+
+}  // namespace
+}  // namespace prowl::testing
