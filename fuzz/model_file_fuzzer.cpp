@@ -1,6 +1,8 @@
 // libFuzzer target for the model file loader (docs/model-file.md). Any bytes may come in: the
-// loader must answer with a Status for what it cannot use and never crash, throw or hang. A file
-// it accepts is also turned into an HttpModel, which reads the whole spec but starts nothing.
+// loader must answer with a Status for what it cannot use and never crash, throw or hang (the
+// YAML bounds keep alias bombs and deep nesting in check). Each input is read twice, with its
+// environment references resolved and without (as for --list-actions). A file it accepts is also
+// turned into an HttpModel, which reads the whole spec but starts nothing.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -26,14 +28,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   // Relative paths in the model resolve against a directory that does not exist; the loader only
   // joins them and never opens them.
-  auto spec = prowl::modelfile::parse_model(text, "fuzz.yaml", "/nonexistent/prowl-fuzz");
-  if (!spec) {
-    if (spec.status().message().empty()) {
-      std::fprintf(stderr, "model_file_fuzzer: an error without a message\n");
-      std::abort();
+  for (const bool resolve_env : {true, false}) {
+    auto spec = prowl::modelfile::parse_model(text, "fuzz.yaml", "/nonexistent/prowl-fuzz",
+                                              {.resolve_env = resolve_env});
+    if (!spec) {
+      if (spec.status().message().empty()) {
+        std::fprintf(stderr, "model_file_fuzzer: an error without a message\n");
+        std::abort();
+      }
+      continue;
     }
-    return 0;
+    prowl::modelfile::HttpModel model(std::move(*spec));
   }
-  prowl::modelfile::HttpModel model(std::move(*spec));
   return 0;
 }

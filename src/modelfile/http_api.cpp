@@ -178,7 +178,7 @@ Status HttpApi::observe(Hasher& hasher) const {
       continue;
     }
     HttpRequest r;
-    r.path = o.path.render(context_);
+    r.path = o.path.render_url(context_);
     r.json = true;
     auto reply = send(r);
     if (!reply) {
@@ -218,7 +218,7 @@ std::string HttpApi::describe() const {
       continue;
     }
     HttpRequest r;
-    r.path = o.path.render(context_);
+    r.path = o.path.render_url(context_);
     r.json = true;
     auto reply = send(r);
     if (!reply) {

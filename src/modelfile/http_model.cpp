@@ -1,16 +1,11 @@
 #include "prowl/modelfile/http_model.hpp"
 
-#include <stdlib.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <system_error>
 
 #include <fmt/format.h>
 
 #include "database.hpp"
+#include "file_copies.hpp"
 #include "http_api.hpp"
 #include "prowl/modelfile/loader.hpp"
 #include "prowl/systems/process.hpp"
@@ -54,98 +49,19 @@ std::string describe_invariant(const InvariantSpec& inv) {
   return {};
 }
 
-namespace fs = std::filesystem;
-
-// Copy k of the world gets a directory of its own, made here and removed with the world, with a
-// byte copy of each process's database file (and its WAL, if any) taken while every service is
-// idle at the initial state: the copy starts with the same pages, schema cookie included, so
-// restores into it keep the service's cached schema (see SqliteSystem). Returns the new path of
-// each copied file; a fixed port, a {dsn} or a database that is not a process's {db} cannot be
-// copied and is Status::invalid naming the model file's line.
-Result<std::vector<std::pair<std::string, std::string>>> copy_files(const ModelSpec& spec,
-                                                                    std::size_t copy,
-                                                                    World& world) {
-  std::vector<std::pair<std::string, std::string>> moved;  // original path, copy's path
-  auto at = [&](const SourcePos& pos) { return fmt::format("{}:{}", spec.file, pos.line); };
-  for (const SystemSpec& system : spec.systems) {
-    if (const auto* p = std::get_if<ProcessSpec>(&system)) {
-      if (p->options.port != 0) {
-        return Status::invalid(fmt::format(
-            "{}: system '{}' listens on the fixed port {}: each worker runs its own copy of the "
-            "service, which needs a port of its own (leave port: out and use {{port}}, or run one "
-            "worker)",
-            at(p->pos), p->name, p->options.port));
-      }
-      if (!p->options.dsn.empty()) {
-        return Status::invalid(fmt::format(
-            "{}: system '{}' uses a PostgreSQL database ({{dsn}}): copies of the service for "
-            "other workers would share it (run one worker)",
-            at(p->pos), p->name));
-      }
-      if (!p->options.db.empty()) moved.emplace_back(p->options.db, std::string());
-      continue;
-    }
-    const auto& d = std::get<DatabaseSpec>(system);
-    const bool copied =
-        std::any_of(moved.begin(), moved.end(), [&](const auto& m) { return m.first == d.path; });
-    if (d.type != "sqlite" || !copied) {
-      return Status::invalid(fmt::format(
-          "{}: database '{}' is not the {{db}} file of a process system declared before it: "
-          "copies of the service for other workers would share it (run one worker)",
-          at(d.pos), d.name));
-    }
-  }
-  std::error_code tmp_error;
-  const fs::path tmp = fs::temp_directory_path(tmp_error);
-  if (tmp_error) {
-    return Status::environment(fmt::format("no directory for copy {} of the world: {} (set TMPDIR)",
-                                           copy, tmp_error.message()));
-  }
-  std::string pattern = (tmp / fmt::format("prowl-copy{}-XXXXXX", copy)).string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    return Status::environment(
-        fmt::format("cannot make a directory for copy {} of the world in {}: {}", copy,
-                    tmp.string(), std::strerror(errno)));
-  }
-  const fs::path dir = pattern;
-  world.on_destroyed([dir] {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  });
-  for (std::size_t i = 0; i < moved.size(); ++i) {
-    const fs::path from = moved[i].first;
-    // Two files of the same name in different directories stay apart.
-    const fs::path to = dir / fmt::format("{}-{}", i, from.filename().string());
-    moved[i].second = to.string();
-    for (const char* suffix : {"", "-wal"}) {
-      std::error_code ec;
-      const fs::path source = from.string() + suffix;
-      if (!fs::exists(source, ec)) {
-        if (*suffix != '\0') continue;  // no WAL: everything is in the file
-        return Status::environment(
-            fmt::format("cannot copy {} for copy {} of the world: the service has not created it",
-                        source.string(), copy));
-      }
-      fs::copy_file(source, to.string() + suffix, ec);
-      if (ec) {
-        return Status::environment(fmt::format("cannot copy {} for copy {} of the world: {}",
-                                               source.string(), copy, ec.message()));
-      }
-    }
-  }
-  return moved;
-}
-
-// Copy 0 is the world as declared; copy k >= 1 runs on the files copy_files() made.
+// Copy 0 is the world as declared (on private copies of the files of db_copy processes); copy
+// k >= 1 runs on the files place_files() copied for it.
 Result<std::unique_ptr<World>> build_world(const std::shared_ptr<const ModelSpec>& spec,
+                                           const std::shared_ptr<detail::PrivateCopies>& privates,
                                            std::size_t copy = 0) {
+  PROWL_CHECK(!spec->list_only,
+              fmt::format("model file {} was read for listing only (ReadOptions::resolve_env = "
+                          "false): it cannot be run",
+                          spec->file));
   auto world = std::make_unique<World>();
-  std::vector<std::pair<std::string, std::string>> moved;
-  if (copy > 0) {
-    auto m = copy_files(*spec, copy, *world);
-    if (!m) return m.status();
-    moved = std::move(*m);
-  }
+  auto placed = detail::place_files(*spec, copy, *world, privates);
+  if (!placed) return placed.status();
+  const std::vector<std::pair<std::string, std::string>> moved = std::move(*placed);
   auto copy_path = [&](const std::string& path) {
     for (const auto& [from, to] : moved) {
       if (from == path) return to;
@@ -178,8 +94,9 @@ Result<std::unique_ptr<World>> build_world(const std::shared_ptr<const ModelSpec
 HttpModel::HttpModel(ModelSpec spec)
     : Model(spec.name), spec_(std::make_shared<const ModelSpec>(std::move(spec))) {
   const std::shared_ptr<const ModelSpec> s = spec_;
-  set_world([s] { return build_world(s); });
-  set_world_copies([s](std::size_t copy) { return build_world(s, copy); });
+  auto privates = std::make_shared<detail::PrivateCopies>();
+  set_world([s, privates] { return build_world(s, privates); });
+  set_world_copies([s, privates](std::size_t copy) { return build_world(s, privates, copy); });
   for (const std::string& key : s->state_keys) state_key(key);
   for (std::size_t i = 0; i < s->actions.size(); ++i) {
     const ActionSpec& a = s->actions[i];
@@ -226,8 +143,8 @@ HttpModel::HttpModel(ModelSpec spec)
   }
 }
 
-Result<std::unique_ptr<HttpModel>> load_model_file(const std::string& path) {
-  auto spec = read_model_file(path);
+Result<std::unique_ptr<HttpModel>> load_model_file(const std::string& path, ReadOptions options) {
+  auto spec = read_model_file(path, options);
   if (!spec) return spec.status();
   return std::make_unique<HttpModel>(std::move(*spec));
 }

@@ -1,15 +1,17 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "parser.hpp"
 #include "prowl/modelfile/loader.hpp"
+#include "yaml_bounds.hpp"
 
 namespace prowl::modelfile {
 
@@ -27,15 +29,43 @@ constexpr std::string_view kTopKeys[] = {
 Result<std::string> Parser::literal(const Item& item) const {
   auto t = r_.templ(item);
   if (!t) return t.status();
-  if (!t->is_literal()) {
+  if (const std::vector<std::string> keys = t->keys(); !keys.empty()) {
     return r_.error(item.pos,
                     fmt::format("{}: context keys such as '${{{}}}' cannot be used here", item.what,
-                                t->keys().front()),
+                                keys.front()),
                     "the context only exists while exploring; here only ${env:NAME} works");
   }
-  std::string out;
-  for (const auto& p : t->parts()) out += p.text;
-  return out;
+  return t->text();
+}
+
+bool Parser::unresolved(const std::string& text) const {
+  return !r_.resolves_env() && text.find("${env:") != std::string::npos;
+}
+
+Status Parser::check_header_value(const Item& value, const Template& t) const {
+  std::string_view problem = header_value_problem(t.source());
+  if (!problem.empty()) {
+    return r_.error(
+        value.pos,
+        fmt::format("{}: the value holds {}, which a header cannot carry", value.what, problem),
+        "a header value is one line: look for \\r, \\n or \\0 in double quotes, "
+        "or a | or > block");
+  }
+  // The literal text is clean: an environment variable brought it (unless none is read).
+  if (!r_.resolves_env()) return Status::ok();
+  auto parsed = Template::parse(t.source());
+  for (const Template::Part& p : parsed->parts()) {
+    if (p.kind != Template::Part::Kind::kEnv) continue;
+    const char* v = std::getenv(p.text.c_str());
+    problem = header_value_problem(v != nullptr ? v : "");
+    if (!problem.empty()) {
+      return r_.error(value.pos,
+                      fmt::format("{}: environment variable {} holds {}, which a header cannot "
+                                  "carry",
+                                  value.what, p.text, problem));
+    }
+  }
+  return Status::ok();
 }
 
 Status Parser::headers(const Item& item, std::vector<HeaderSpec>& out, bool allow_keys) {
@@ -55,7 +85,8 @@ Status Parser::headers(const Item& item, std::vector<HeaderSpec>& out, bool allo
     std::vector<std::string> secrets;
     auto t = r_.templ(value, &secrets);
     if (!t) return t.status();
-    if (!allow_keys && !t->is_literal()) {
+    if (Status st = check_header_value(value, *t); !st) return st;
+    if (!allow_keys && !t->keys().empty()) {
       return r_.error(value.pos,
                       fmt::format("{}: context keys such as '${{{}}}' cannot be used here",
                                   value.what, t->keys().front()),
@@ -84,7 +115,8 @@ Status Parser::top_level(const Item& root) {
       if (!t) return t.status();
       spec_.base_url = *t;
       base_url_pos_ = v.pos;
-      if (!spec_.base_url.starts_with("http://") && !spec_.base_url.starts_with("https://")) {
+      if (!spec_.base_url.starts_with("http://") && !spec_.base_url.starts_with("https://") &&
+          !unresolved(spec_.base_url)) {
         return r_.error(
             v.pos, fmt::format("base_url '{}' is not an http:// or https:// URL", spec_.base_url),
             "for example http://127.0.0.1:{port} (the port of the process system)");
@@ -308,6 +340,7 @@ Status Parser::finish() {
 
 Result<ModelSpec> Parser::run(const YAML::Node& root) {
   spec_.file = r_.file();
+  spec_.list_only = !r_.resolves_env();
   if (!root || !root.IsMap()) {
     return r_.error({1, 1}, "a model file is a mapping with base_url, systems, actions, ...",
                     "see docs/model-file.md for a complete example");
@@ -350,41 +383,62 @@ std::optional<BadByte> first_non_utf8(std::string_view text) {
   return std::nullopt;
 }
 
+// `size`: "5000000 bytes".
+Status too_large(const std::string& file, std::string_view size) {
+  return Status::invalid(fmt::format("{}: the model file is {}; model files are limited to {} MiB",
+                                     file, size, kMaxModelFileBytes >> 20));
+}
+
 }  // namespace
 
 Result<ModelSpec> parse_model(std::string_view text, const std::string& file,
-                              const std::string& base_dir) {
-  detail::Reader reader(file, base_dir);
+                              const std::string& base_dir, ReadOptions options) {
+  if (text.size() > kMaxModelFileBytes) {
+    return too_large(file, fmt::format("{} bytes", text.size()));
+  }
+  detail::Reader reader(file, base_dir, options.resolve_env);
   // Every string of a model ends up in JSON, which must be UTF-8.
   if (std::optional<BadByte> bad = first_non_utf8(text)) {
     return reader.error({bad->line, bad->column},
                         fmt::format("the file is not UTF-8 text (byte 0x{:02X})", bad->byte),
                         "save the file as UTF-8");
   }
+  // Before anything expands an alias or recurses into the document.
+  if (Status st = detail::check_yaml_bounds(text, reader); !st) return st;
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
-    return reader.error({std::max(e.mark.line, 0) + 1, std::max(e.mark.column, 0) + 1},
-                        fmt::format("YAML syntax error: {}", e.msg),
-                        "check the indentation and quoting here or just above; a value with "
-                        "'{', '}' or ': ' inside needs quotes");
+    return detail::yaml_syntax_error(e, reader);
   }
   detail::Parser parser(reader);
   return parser.run(root);
 }
 
-Result<ModelSpec> read_model_file(const std::string& path) {
+Result<ModelSpec> read_model_file(const std::string& path, ReadOptions options) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  auto unreadable = [&] {
     return Status::invalid(fmt::format("cannot read model file '{}': {}", path,
                                        std::error_code(errno, std::generic_category()).message()));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
+  };
+  if (!in) return unreadable();
+  // A regular file too large is refused unread; anything else (a pipe) is read up to one byte
+  // past the limit.
   std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxModelFileBytes) return too_large(path, fmt::format("{} bytes", size));
+  std::string text;
+  std::vector<char> chunk(64 * 1024);
+  while (text.size() <= kMaxModelFileBytes && in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  if (in.bad()) return unreadable();
+  if (text.size() > kMaxModelFileBytes) {
+    return too_large(path, fmt::format("more than {} bytes", kMaxModelFileBytes));
+  }
   std::filesystem::path dir = std::filesystem::absolute(path, ec).parent_path();
-  return parse_model(text.str(), path, dir.string());
+  return parse_model(text, path, dir.string(), options);
 }
 
 }  // namespace prowl::modelfile

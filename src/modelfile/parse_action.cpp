@@ -126,7 +126,7 @@ Status Parser::request_field(const std::string& key, const Item& v, RequestSpec&
                       fmt::format("one of: {}", fmt::join(kMethods, ", ")));
     }
   } else if (key == "path") {
-    auto t = r_.templ(v);
+    auto t = r_.templ(v, nullptr, Reader::Raw::kAllowed);
     if (!t) return t.status();
     refer(*t, v);
     request.path = std::move(*t);
@@ -135,7 +135,7 @@ Status Parser::request_field(const std::string& key, const Item& v, RequestSpec&
     for (const auto& entry : v.node) {
       const std::string name = entry.first.Scalar();
       Item value = child(entry.second, r_.pos(entry.first), fmt::format("{} {}", v.what, name));
-      auto t = r_.templ(value);
+      auto t = r_.templ(value, nullptr, Reader::Raw::kAllowed);
       if (!t) return t.status();
       refer(*t, value);
       request.query.emplace_back(name, std::move(*t));

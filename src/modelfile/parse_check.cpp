@@ -46,7 +46,7 @@ Status Parser::observation(const Item& item) {
                          kObservationKeys, [&](const std::string& key, const Item& v) -> Status {
                            if (key == "get") {
                              has_get = true;
-                             auto t = r_.templ(v);
+                             auto t = r_.templ(v, nullptr, Reader::Raw::kAllowed);
                              if (!t) return t.status();
                              refer(*t, v);
                              o.path = std::move(*t);
@@ -203,7 +203,7 @@ Status Parser::invariant(const Item& item) {
                    } else if (key == "get") {
                      ++kinds;
                      inv.kind = InvariantSpec::Kind::kHttp;
-                     auto t = r_.templ(v);
+                     auto t = r_.templ(v, nullptr, Reader::Raw::kAllowed);
                      if (!t) return t.status();
                      refer(*t, v);
                      inv.path = std::move(*t);

@@ -12,9 +12,9 @@ namespace prowl::modelfile::detail {
 namespace {
 
 constexpr std::string_view kProcessKeys[] = {
-    "name",          "type",         "command",      "port",      "db",
-    "dsn",           "working_dir",  "env",          "health",    "ready_port",
-    "ready_timeout", "stop_timeout", "output_limit", "stateless", "share_cpu"};
+    "name",         "type",         "command",   "port",     "db",         "db_copy",
+    "dsn",          "working_dir",  "env",       "health",   "ready_port", "ready_timeout",
+    "stop_timeout", "output_limit", "stateless", "share_cpu"};
 constexpr std::string_view kSqliteKeys[] = {"name",   "type",    "path",
                                             "tables", "queries", "busy_timeout"};
 constexpr std::string_view kPostgresKeys[] = {"name",   "type",    "dsn",         "mode",
@@ -68,6 +68,7 @@ Status Parser::process(const Item& item, const std::string& name) {
   p.pos = item.pos;
   p.options.working_dir = r_.absolute(".");
   bool has_command = false;
+  SourcePos db_copy_pos;
   Status st = r_.entries(
       {item.node, item.pos, fmt::format("system '{}'", name)}, kProcessKeys,
       [&](const std::string& key, const Item& v) -> Status {
@@ -112,7 +113,7 @@ Status Parser::process(const Item& item, const std::string& name) {
         } else if (key == "health") {
           auto t = literal(v);
           if (!t) return t.status();
-          if (!t->starts_with("/")) {
+          if (!t->starts_with("/") && !unresolved(*t)) {
             return r_.error(v.pos,
                             fmt::format("{} '{}' must be a path starting with '/'", v.what, *t),
                             "for example /health");
@@ -134,6 +135,11 @@ Status Parser::process(const Item& item, const std::string& name) {
           auto b = r_.boolean(v);
           if (!b) return b.status();
           p.options.share_cpu = *b;
+        } else if (key == "db_copy") {
+          auto b = r_.boolean(v);
+          if (!b) return b.status();
+          p.db_copy = *b;
+          db_copy_pos = v.pos;
         }
         return Status::ok();
       });
@@ -141,6 +147,11 @@ Status Parser::process(const Item& item, const std::string& name) {
   if (!has_command || p.options.argv.empty()) {
     return r_.error(item.pos, fmt::format("system '{}' (process) has no command", name),
                     "for example command: [./my-service, --port, \"{port}\"]");
+  }
+  if (p.db_copy && p.options.db.empty()) {
+    return r_.error(db_copy_pos,
+                    fmt::format("system '{}': db_copy needs the file to copy in db:", name),
+                    "for example db: data/shop.db, with --db \"{db}\" in the command");
   }
   spec_.systems.emplace_back(std::move(p));
   return Status::ok();

@@ -39,6 +39,12 @@ class Parser {
   Status headers(const Item& item, std::vector<HeaderSpec>& out, bool allow_keys);
   // A template without context keys, as text.
   Result<std::string> literal(const Item& item) const;
+  // Whether `text` holds an environment reference left unresolved (a spec read for listing):
+  // checks that need its value skip it.
+  bool unresolved(const std::string& text) const;
+  // A header value must be one line: its literal text, and each environment variable it takes,
+  // may hold no CR, LF or NUL.
+  Status check_header_value(const Item& value, const Template& t) const;
   Status finish();
   Status check_keys() const;
   Status check_databases();

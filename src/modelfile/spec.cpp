@@ -11,6 +11,12 @@ bool StatusSet::contains(int status) const {
          std::find(classes.begin(), classes.end(), status / 100) != classes.end();
 }
 
+std::string_view header_value_problem(std::string_view value) {
+  if (value.find_first_of("\r\n") != std::string_view::npos) return "a line break";
+  if (value.find('\0') != std::string_view::npos) return "a NUL character";
+  return {};
+}
+
 std::string StatusSet::str() const {
   if (empty()) return "none";
   std::vector<std::string> parts;

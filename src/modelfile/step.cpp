@@ -1,5 +1,8 @@
 // HttpApi's judging: an action's request and its answer (run), and the invariants (check).
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -83,6 +86,25 @@ bool holds(JsonCheck::Op op, Order order) {
   return false;
 }
 
+// Why the request's headers cannot be sent with the values bound in ctx: a value (chosen by the
+// service) that would put a line break or a NUL into a header, which could end the header and
+// write others. The model file's own text was checked when it was read.
+std::optional<std::string> header_refusal(const RequestSpec& request, const Context& ctx) {
+  for (const HeaderSpec& h : request.headers) {
+    for (const Template::Part& p : h.value.parts()) {
+      if (p.kind == Template::Part::Kind::kText) continue;
+      const Value* v = ctx.find(p.text);
+      if (v == nullptr) continue;
+      const std::string_view problem = header_value_problem(to_string(*v));
+      if (!problem.empty()) {
+        return fmt::format("header '{}': the value of ${{{}}} holds {}; the request was not sent",
+                           h.name, p.text, problem);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool conditions_hold(const std::vector<Condition>& conditions, const Context& ctx) {
@@ -117,8 +139,13 @@ Outcome HttpApi::run(const ActionSpec& a, Context& ctx) {
   if (missing) return Outcome::skipped(fmt::format("context key '{}' is not bound", *missing));
   HttpRequest r;
   r.method = spec.method;
-  r.path = spec.path.render(ctx);
+  r.path = spec.path.render_url(ctx);
+  // The client percent-encodes query values itself.
   for (const auto& [name, value] : spec.query) r.query.emplace_back(name, value.render(ctx));
+  if (std::optional<std::string> bad = header_refusal(spec, ctx)) {
+    return with_detail(Outcome::error(std::move(*bad)),
+                       redact(fmt::format("{} {} -> not sent", r.method, client_->url_for(r))));
+  }
   for (const HeaderSpec& h : spec.headers) r.headers.emplace_back(h.name, h.value.render(ctx));
   if (spec.body) r.body = spec.body->render(ctx);
   r.json = true;
@@ -255,7 +282,7 @@ Check HttpApi::check_http(const InvariantSpec& inv, const Context& ctx) const {
     if (c.value && c.value->missing(ctx) != nullptr) return Check::pass();
   }
   HttpRequest r;
-  r.path = inv.path.render(ctx);
+  r.path = inv.path.render_url(ctx);
   r.json = true;
   const std::string what = redact(fmt::format("GET {}", client_->url_for(r)));
   auto reply = send(r);

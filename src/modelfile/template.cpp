@@ -19,6 +19,15 @@ bool is_key_char(char c) {
 }
 bool is_env_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
+bool is_key(const Template::Part& p) {
+  return p.kind == Template::Part::Kind::kKey || p.kind == Template::Part::Kind::kRaw;
+}
+
+bool is_unreserved(unsigned char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '.' || c == '_' || c == '~';
+}
+
 void append_text(std::vector<Template::Part>& parts, std::string_view text) {
   if (text.empty()) return;
   if (!parts.empty() && parts.back().kind == Template::Part::Kind::kText) {
@@ -60,6 +69,9 @@ Result<Template> Template::parse(std::string_view text) {
     if (name.substr(0, 4) == "env:") {
       part.kind = Part::Kind::kEnv;
       name.remove_prefix(4);
+    } else if (name.substr(0, 4) == "raw:") {
+      part.kind = Part::Kind::kRaw;
+      name.remove_prefix(4);
     }
     if (name.empty()) {
       return Status::invalid(fmt::format("empty reference '${{{}}}' in \"{}\"",
@@ -99,6 +111,13 @@ bool Template::has_env() const {
                      [](const Part& p) { return p.kind == Part::Kind::kEnv; });
 }
 
+const std::string* Template::first_raw() const {
+  for (const Part& p : parts_) {
+    if (p.kind == Part::Kind::kRaw) return &p.text;
+  }
+  return nullptr;
+}
+
 std::optional<std::string> Template::single_key() const {
   if (parts_.size() == 1 && parts_[0].kind == Part::Kind::kKey) return parts_[0].text;
   return std::nullopt;
@@ -107,7 +126,7 @@ std::optional<std::string> Template::single_key() const {
 std::vector<std::string> Template::keys() const {
   std::vector<std::string> out;
   for (const Part& p : parts_) {
-    if (p.kind == Part::Kind::kKey && std::find(out.begin(), out.end(), p.text) == out.end()) {
+    if (is_key(p) && std::find(out.begin(), out.end(), p.text) == out.end()) {
       out.push_back(p.text);
     }
   }
@@ -116,7 +135,7 @@ std::vector<std::string> Template::keys() const {
 
 const std::string* Template::missing(const Context& ctx) const {
   for (const Part& p : parts_) {
-    if (p.kind == Part::Kind::kKey && !ctx.has(p.text)) return &p.text;
+    if (is_key(p) && !ctx.has(p.text)) return &p.text;
   }
   return nullptr;
 }
@@ -144,8 +163,43 @@ std::optional<std::string> Template::resolve_env(
   return std::nullopt;
 }
 
+std::string Template::text() const {
+  std::string out;
+  for (const Part& p : parts_) {
+    PROWL_CHECK(!is_key(p), "Template::text with a context key");
+    out += p.kind == Part::Kind::kEnv ? "${env:" + p.text + "}" : p.text;
+  }
+  return out;
+}
+
 std::string Template::render(const Context& ctx) const {
   return render(ctx, [](const Value& v) { return to_string(v); });
+}
+
+std::string Template::render_url(const Context& ctx) const {
+  // Where the template's literal text has got to: the path, the query string, the fragment.
+  bool path = true;
+  std::string out;
+  for (const Part& p : parts_) {
+    PROWL_CHECK(p.kind != Part::Kind::kEnv,
+                "Template::render_url with an unresolved environment reference");
+    if (p.kind == Part::Kind::kText) {
+      out += p.text;
+      path = path && p.text.find_first_of("?#") == std::string::npos;
+      continue;
+    }
+    const Value* v = ctx.find(p.text);
+    PROWL_CHECK(v != nullptr, "Template::render_url: context key '" + p.text + "' is not bound");
+    const std::string value = to_string(*v);
+    if (p.kind == Part::Kind::kRaw) {
+      out += value;
+    } else if (path && (value == "." || value == "..")) {
+      out += value == "." ? "%2E" : "%2E%2E";
+    } else {
+      out += percent_encode(value);
+    }
+  }
+  return out;
 }
 
 std::string Template::render(const Context& ctx,
@@ -200,6 +254,23 @@ std::string JsonTemplate::render(const Context& ctx) const {
   }
   // A context value from an environment variable or a response may not be UTF-8.
   return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+std::string percent_encode(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (is_unreserved(c)) {
+      out += ch;
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    }
+  }
+  return out;
 }
 
 std::string sql_literal(const Value& value) {

@@ -132,8 +132,8 @@ Item child(const YAML::Node& node, SourcePos fallback, std::string what) {
   return {node, pos, std::move(what)};
 }
 
-Reader::Reader(std::string file, std::filesystem::path base_dir)
-    : file_(std::move(file)), base_dir_(std::move(base_dir)) {}
+Reader::Reader(std::string file, std::filesystem::path base_dir, bool resolve_env)
+    : file_(std::move(file)), base_dir_(std::move(base_dir)), resolve_env_(resolve_env) {}
 
 SourcePos Reader::pos(const YAML::Node& node) const {
   if (!node || node.Mark().line < 0) return {1, 1};
@@ -306,11 +306,20 @@ Result<Value> Reader::value(const Item& item) const {
   return Value(*t);
 }
 
-Result<Template> Reader::templ(const Item& item, std::vector<std::string>* secrets) const {
+Result<Template> Reader::templ(const Item& item, std::vector<std::string>* secrets, Raw raw) const {
   auto t = text(item);
   if (!t) return t.status();
   auto parsed = Template::parse(*t);
   if (!parsed) return error(item.pos, fmt::format("{}: {}", item.what, parsed.status().message()));
+  if (const std::string* key = parsed->first_raw(); key != nullptr && raw == Raw::kRefused) {
+    return error(
+        item.pos,
+        fmt::format("{}: ${{raw:{}}} can only be used in a path or a query value", item.what, *key),
+        fmt::format("${{raw:KEY}} puts a value into a URL without percent-encoding it; "
+                    "here write ${{{}}}",
+                    *key));
+  }
+  if (!resolve_env_) return parsed;
   std::vector<std::string> values;
   auto missing = parsed->resolve_env([&](const std::string& name) -> std::optional<std::string> {
     const char* v = std::getenv(name.c_str());

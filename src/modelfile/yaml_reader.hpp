@@ -2,7 +2,8 @@
 // column. Every accessor takes an Item (a node, its position and how messages call it) and
 // returns a Result whose Status is invalid with "FILE:LINE:COL: message[\n  hint: ...]".
 // Environment references in templates are resolved here, so an unset variable fails while the
-// file is read. Not thread-safe; one per file read.
+// file is read; a Reader made with resolve_env = false reads no variable and leaves every
+// reference as it is (for a spec that is only listed). Not thread-safe; one per file read.
 #pragma once
 
 #include <chrono>
@@ -33,9 +34,10 @@ struct Item {
 
 class Reader {
  public:
-  Reader(std::string file, std::filesystem::path base_dir);
+  Reader(std::string file, std::filesystem::path base_dir, bool resolve_env = true);
 
   const std::string& file() const { return file_; }
+  bool resolves_env() const { return resolve_env_; }
   SourcePos pos(const YAML::Node& node) const;
   Status error(SourcePos at, std::string_view message, std::string_view hint = {}) const;
 
@@ -66,9 +68,13 @@ class Reader {
   // A scalar as a context value: plain scalars are typed (null, true/false, integers, decimals),
   // quoted scalars are strings.
   Result<Value> value(const Item& item) const;
-  // A scalar template with environment references resolved. With `secrets`, the values taken
-  // from the environment are added to it.
-  Result<Template> templ(const Item& item, std::vector<std::string>* secrets = nullptr) const;
+  // Where a template may write ${raw:key}: only where it becomes part of a URL.
+  enum class Raw { kRefused, kAllowed };
+  // A scalar template with environment references resolved (unless the reader leaves them).
+  // With `secrets`, the values taken from the environment are added to it. A raw key is an
+  // error unless `raw` allows it.
+  Result<Template> templ(const Item& item, std::vector<std::string>* secrets = nullptr,
+                         Raw raw = Raw::kRefused) const;
   // Any node as a JSON template: mappings become objects, sequences arrays, scalars are typed as
   // in value(); strings may hold templates.
   Result<JsonTemplate> json(const Item& item) const;
@@ -82,6 +88,7 @@ class Reader {
 
   std::string file_;
   std::filesystem::path base_dir_;
+  bool resolve_env_ = true;
 };
 
 // Item of a child: position of the node (or `fallback` when it is missing or null).

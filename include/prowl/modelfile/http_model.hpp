@@ -9,7 +9,9 @@
 //
 // An action is enabled when its `when:` conditions hold and every context key its request uses
 // is bound (added to Action::requires_keys). The world is built, and services started, only when
-// a run begins. Immutable once built; the worlds it makes are independent.
+// a run begins. Immutable once built; the worlds it makes are independent, except that the
+// copies for other workers start from copy 0's private database files (db_copy), which they
+// find through state the model shares with its worlds (thread-safe).
 #pragma once
 
 #include <memory>
@@ -17,6 +19,7 @@
 
 #include "prowl/core/status.hpp"
 #include "prowl/explore/model.hpp"
+#include "prowl/modelfile/loader.hpp"
 #include "prowl/modelfile/spec.hpp"
 
 namespace prowl::modelfile {
@@ -30,7 +33,9 @@ class HttpModel : public Model {
   std::shared_ptr<const ModelSpec> spec_;
 };
 
-// read_model_file(path), then HttpModel.
-Result<std::unique_ptr<HttpModel>> load_model_file(const std::string& path);
+// read_model_file(path, options), then HttpModel. With options.resolve_env = false the model is
+// only good for listing its actions and invariants: building its world fails a PROWL_CHECK.
+Result<std::unique_ptr<HttpModel>> load_model_file(const std::string& path,
+                                                   ReadOptions options = {});
 
 }  // namespace prowl::modelfile

@@ -1,6 +1,7 @@
 // ModelSpec: a model file (docs/model-file.md) as plain data, after it has been read and checked:
-// environment references are resolved, relative paths are absolute, every context key that a
-// template, condition or state key names is bound by the initial context or by an action.
+// environment references are resolved (unless it was read for listing only: list_only), relative
+// paths are absolute, every context key that a template, condition or state key names is bound by
+// the initial context or by an action.
 // build_http_model() (http_model.hpp) turns it into a Model. Plain values; safe to share
 // between threads once built.
 #pragma once
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -48,6 +50,11 @@ struct HeaderSpec {
   // The value came (in part) from an environment variable: never shown in a report.
   bool secret = false;
 };
+
+// Why `value` cannot be sent as an HTTP header value: "a line break" (it holds CR or LF), "a NUL
+// character", or "" when it can. A line break would end the header and start another, or the
+// body, of the model file's choosing or the service's.
+std::string_view header_value_problem(std::string_view value);
 
 struct RequestSpec {
   std::string method = "GET";  // upper case
@@ -92,6 +99,10 @@ struct ProcessSpec {
   std::string name;
   SourcePos pos;
   ProcessOptions options;
+  // `db_copy: true`: the service works on a private copy of options.db (and so does every sqlite
+  // system whose path is that file), made in a temporary directory when the world is built and
+  // removed with it; the file options.db names is only read.
+  bool db_copy = false;
 };
 
 // A database the model observes and queries. `type` picks the driver ("sqlite", "postgres").
@@ -168,6 +179,9 @@ struct InvariantSpec {
 
 struct ModelSpec {
   std::string file;  // as given to the loader
+  // Read without resolving environment references (ReadOptions::resolve_env = false): good for
+  // listing only; HttpModel refuses to build a world from it.
+  bool list_only = false;
   std::string name;
   std::string description;
   std::string base_url;  // may hold "{port}": the first process system's port

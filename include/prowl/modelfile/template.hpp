@@ -1,13 +1,19 @@
 // Template and JsonTemplate: text and JSON from a model file with references to context keys.
 //
 //   "/orders/${order_id}"          the value bound to order_id, rendered as text
+//   "${raw:next}"                  the same, but never percent-encoded in a URL (render_url)
 //   "Bearer ${env:SHOP_TOKEN}"     an environment variable (resolved when the file is read)
 //   "$${literal}"                  "$${" is a literal "${"
 //
 // A context key is a name of letters, digits, '_', '-' and '.', starting with a letter or '_';
 // an environment variable's name is letters, digits and '_'. Environment references are resolved
 // by the model file reader (so that an unset variable fails before anything runs); after that a
-// Template holds only literal text and context keys.
+// Template holds only literal text and context keys (plain or raw). The reader allows raw keys
+// only where a template becomes part of a URL.
+//
+// Context values are chosen by the system under test (bound from its answers), so a template
+// keeps them data wherever it puts them: render_url() percent-encodes them, JsonTemplate makes
+// them JSON values, sql_literal() makes them SQL literals.
 //
 // A JsonTemplate is a JSON document whose strings may be templates. A string that is exactly one
 // context reference ("${qty}") takes the bound value with its JSON type (a number stays a number);
@@ -31,9 +37,11 @@ namespace prowl::modelfile {
 class Template {
  public:
   struct Part {
-    enum class Kind { kText, kKey, kEnv };
+    // kRaw: a context key written ${raw:key}, inserted into a URL without encoding.
+    enum class Kind { kText, kKey, kEnv, kRaw };
     Kind kind = Kind::kText;
-    std::string text;  // literal text, the context key, or the environment variable's name
+    // Literal text, the context key (kKey, kRaw), or the environment variable's name.
+    std::string text;
     friend bool operator==(const Part&, const Part&) = default;
   };
 
@@ -51,9 +59,11 @@ class Template {
   // True when there is no context key (and no unresolved environment reference).
   bool is_literal() const;
   bool has_env() const;
+  // The first key written ${raw:key}, or nullptr.
+  const std::string* first_raw() const;
   // The key when the whole template is exactly one context reference, "${key}".
   std::optional<std::string> single_key() const;
-  // The context keys referenced, in order of first use, each once.
+  // The context keys referenced (plain or raw), in order of first use, each once.
   std::vector<std::string> keys() const;
   // The first referenced key that ctx does not bind, or nullptr.
   const std::string* missing(const Context& ctx) const;
@@ -63,11 +73,25 @@ class Template {
   std::optional<std::string> resolve_env(
       const std::function<std::optional<std::string>(const std::string&)>& lookup);
 
-  // The text with each key replaced by format(value). REQUIRES: every key is bound in ctx and no
-  // environment reference is left.
+  // The literal text with every unresolved environment reference written back as
+  // "${env:NAME}" (a spec read without its environment shows them so). REQUIRES: no context key.
+  std::string text() const;
+
+  // The text with each key (plain or raw) replaced by format(value). REQUIRES: every key is bound
+  // in ctx and no environment reference is left.
   std::string render(const Context& ctx) const;
   std::string render(const Context& ctx,
                      const std::function<std::string(const Value&)>& format) const;
+
+  // The template as a request's path (with the query string or fragment it may hold), appended
+  // to the base URL. Literal text is kept as it is. Each value of a plain key is percent-encoded
+  // (RFC 3986: every byte of its UTF-8 text except A-Z a-z 0-9 - . _ ~ becomes %XX) so that it
+  // stays data: before the first literal '?' or '#' it is one path segment, and a value that is
+  // exactly "." or ".." becomes %2E or %2E%2E so that it cannot act as a dot segment; after a
+  // literal '?' it is a query component, after a literal '#' part of the fragment. A raw key's
+  // value is inserted as it is: unsafe with a value the service chose, unless that value is
+  // itself meant to be a path (a Location header). REQUIRES: as render().
+  std::string render_url(const Context& ctx) const;
 
   friend bool operator==(const Template& a, const Template& b) { return a.parts_ == b.parts_; }
 
@@ -104,5 +128,9 @@ class JsonTemplate {
 
 // A context value as a SQL literal: NULL, TRUE/FALSE, a number, or a quoted string ('' inside).
 std::string sql_literal(const Value& value);
+
+// `text` with every byte except the unreserved characters of RFC 3986 (A-Z a-z 0-9 - . _ ~)
+// written as %XX (upper-case hex).
+std::string percent_encode(std::string_view text);
 
 }  // namespace prowl::modelfile

@@ -7,8 +7,10 @@
 
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "prowl/explore/explorer.hpp"
 #include "prowl/modelfile/http_model.hpp"
@@ -370,6 +372,58 @@ TEST_F(ModelFileExplore, SecretsAreRedactedInTheConsoleAndJsonReports) {
     EXPECT_THAT(console.str(), Not(HasSubstr(secret)));
     EXPECT_THAT(json, Not(HasSubstr(secret)));
   }
+}
+
+std::set<std::string> distinct(const std::vector<std::string>& targets) {
+  return {targets.begin(), targets.end()};
+}
+
+TEST_F(ModelFileExplore, AValueTheServiceChoseArrivesAsOnePathSegmentAndQueryComponent) {
+  auto report = run(R"(actions:
+  - name: hostile
+    path: /hostile
+    bind: {order_id: /id, word: /word}
+    max_per_path: 1
+  - name: pay
+    method: POST
+    path: /orders/${order_id}/pay?note=${word}
+    ok: 200
+)");
+  ASSERT_TRUE(report.is_ok()) << report.status().message();
+  const std::string sent = "/orders/..%2Fadmin%3Frole%3Droot%23x/pay?note=caf%C3%A9%20%26%20co";
+  // Nothing reached /admin, and the fragment was not cut off: the server saw one request target.
+  EXPECT_EQ(distinct(server_->targets()), (std::set<std::string>{"/", "/hostile", sent}));
+  ASSERT_EQ(report->findings.size(), 1u);
+  const Finding& f = report->findings[0];
+  EXPECT_EQ(f.kind, FindingKind::kActionError);
+  EXPECT_EQ(f.message, "unexpected status 404 from POST " + sent + " (ok: 200; rejected: none)");
+  ASSERT_EQ(step_names(f), (std::vector<std::string>{"hostile", "pay"}));
+  // The console shows the URL as it was sent.
+  EXPECT_EQ(f.steps[1].detail, "POST " + url(sent) + " -> 404 (empty)");
+}
+
+TEST_F(ModelFileExplore, AValueWithALineBreakIsNeverSentInAHeader) {
+  auto report = run(R"(actions:
+  - name: hostile
+    path: /hostile
+    bind: {ref: /ref}
+    max_per_path: 1
+  - name: whoami
+    path: /whoami
+    headers: {X-Ref: "ref ${ref}"}
+    max_per_path: 1
+)");
+  ASSERT_TRUE(report.is_ok()) << report.status().message();
+  EXPECT_EQ(distinct(server_->targets()), (std::set<std::string>{"/", "/hostile"}));
+  ASSERT_EQ(report->findings.size(), 1u);
+  const Finding& f = report->findings[0];
+  EXPECT_EQ(f.kind, FindingKind::kActionError);
+  EXPECT_EQ(f.name, "whoami");
+  EXPECT_EQ(f.message,
+            "header 'X-Ref': the value of ${ref} holds a line break; the request was not sent");
+  ASSERT_EQ(step_names(f), (std::vector<std::string>{"hostile", "whoami"}));
+  EXPECT_EQ(f.steps[1].outcome, "error");
+  EXPECT_EQ(f.steps[1].detail, "GET " + url("/whoami") + " -> not sent");
 }
 
 TEST_F(ModelFileExplore, AnUnreachableBaseUrlIsAnEnvironmentFailure) {

@@ -18,8 +18,12 @@
 //   GET  /drop                 promises 100 bytes, closes the connection without them
 //   GET  /text                 200 "plain text, not JSON"
 //   GET  /whoami               200 {"auth": the Authorization header, "key": X-Api-Key}
+//   GET  /hostile              200 {"id": "../admin?role=root#x", "ref": "r1\r\nX-Injected: 1",
+//                              "dots": "..", "word": "caf\u00e9 & co"}: values made to break out
+//                              of a URL or a header
 //
-// With a token, every request needs "Authorization: Bearer <token>" (401 otherwise).
+// With a token, every request needs "Authorization: Bearer <token>" (401 otherwise). Every
+// request's target (path and query, as sent, before any decoding) is recorded: targets().
 #pragma once
 
 #include <gtest/gtest.h>
@@ -31,6 +35,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "prowl/core/status.hpp"
 
@@ -65,6 +70,11 @@ class ShopServer {
   ShopServer& operator=(const ShopServer&) = delete;
 
   int port() const { return port_; }
+  // The target of every request received so far, in order.
+  std::vector<std::string> targets() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return targets_;
+  }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
   // Runs SQL on the server's own connection (to set up or read the database in a test).
@@ -120,6 +130,10 @@ class ShopServer {
   void routes() {
     server_.set_keep_alive_max_count(1000);
     server_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        targets_.push_back(req.target);
+      }
       if (token_.empty() || req.get_header_value("Authorization") == "Bearer " + token_) {
         return httplib::Server::HandlerResponse::Unhandled;
       }
@@ -217,9 +231,17 @@ class ShopServer {
             {{"auth", req.get_header_value("Authorization")},
              {"key", req.get_header_value("X-Api-Key")}});
     });
+    server_.Get("/hostile", [](const httplib::Request&, httplib::Response& res) {
+      reply(res, 200,
+            {{"id", "../admin?role=root#x"},
+             {"ref", "r1\r\nX-Injected: 1"},
+             {"dots", ".."},
+             {"word", "caf\u00e9 & co"}});
+    });
   }
 
   std::string token_;
+  std::vector<std::string> targets_;  // guarded by mutex_
   sqlite3* db_ = nullptr;
   std::mutex mutex_;
   httplib::Server server_;

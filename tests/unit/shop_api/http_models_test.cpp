@@ -181,6 +181,74 @@ TEST(ShopHttp, WorkersNeedAServiceThatCanListenOnAPortOfItsOwn) {
                 "run one worker)");
 }
 
+// shop.yaml with `db_copy: true` for the service, written to `dir`.
+fs::path db_copy_model(const fs::path& dir) {
+  std::string text;
+  {
+    std::ifstream in(model_file("shop.yaml"));
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string db = "    db: \"${env:SHOP_DB}\"\n";
+  const std::size_t at = text.find(db);
+  EXPECT_NE(at, std::string::npos);
+  text.insert(at + db.size(), "    db_copy: true\n");
+  const fs::path file = dir / "shop-db-copy.yaml";
+  std::ofstream(file) << text;
+  return file;
+}
+
+std::string bytes_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(ShopHttp, WithDbCopyTheUsersFileIsNeverWrittenAndTheSameBugsAreFound) {
+  ScratchDir dir("prowl-shop-http-db-copy");
+  ScratchDir models("prowl-shop-http-db-copy-models");
+  ScratchDir tmp("prowl-shop-http-db-copy-tmp");
+  TmpDirFor tmpdir(tmp.path());
+  const fs::path user = dir.path() / "shop.db";
+  ::setenv("SHOP_API", SHOP_API_BINARY, 1);
+  ::setenv("SHOP_DB", user.c_str(), 1);
+  // The user's file, made by a run in place (the service creates it; prowl restores it).
+  auto in_place = explore_file(model_file("shop.yaml"));
+  ASSERT_TRUE(in_place) << in_place.status().message();
+  EXPECT_EQ(summary(*in_place), expected());
+  ASSERT_EQ(entries(dir.path()), std::vector<std::string>{"shop.db"});
+  const std::string before = bytes_of(user);
+  const auto mtime = fs::last_write_time(user);
+
+  const fs::path model = db_copy_model(models.path());
+  for (std::uint32_t workers : {1u, 2u}) {
+    auto r = explore_file(model, workers);
+    ASSERT_TRUE(r) << r.status().message();
+    EXPECT_TRUE(r->warnings.empty()) << r->warnings.front();
+    EXPECT_EQ(r->stats.states, 12u);
+    EXPECT_EQ(r->stats.transitions, 29u);
+    EXPECT_EQ(summary(*r), expected()) << workers << " workers";
+    // Compared as a whole: a difference would print every byte of both files.
+    EXPECT_TRUE(bytes_of(user) == before) << workers << " workers";
+    EXPECT_EQ(fs::last_write_time(user), mtime) << workers << " workers";
+    EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"shop.db"});
+    // The private copy (and the second worker's) went with the world.
+    EXPECT_EQ(entries(tmp.path()), std::vector<std::string>{});
+  }
+}
+
+TEST(ShopHttp, WithDbCopyAFileThatDoesNotExistIsCreatedOnlyInTheCopy) {
+  ScratchDir dir("prowl-shop-http-db-copy-new");
+  ScratchDir models("prowl-shop-http-db-copy-new-models");
+  ScratchDir tmp("prowl-shop-http-db-copy-new-tmp");
+  TmpDirFor tmpdir(tmp.path());
+  ::setenv("SHOP_API", SHOP_API_BINARY, 1);
+  ::setenv("SHOP_DB", (dir.path() / "shop.db").c_str(), 1);
+  auto r = explore_file(db_copy_model(models.path()));
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(summary(*r), expected());
+  EXPECT_EQ(entries(dir.path()), std::vector<std::string>{});
+  EXPECT_EQ(entries(tmp.path()), std::vector<std::string>{});
+}
+
 using ShopHttpPostgres = testing::PgTest;
 
 TEST_F(ShopHttpPostgres, PostgresModelRunsOneWorkerAndSaysWhy) {
