@@ -8,7 +8,8 @@ namespace prowl::app {
 
 int run_model_file(CommandLine& command_line, const std::string& path, std::string_view hint) {
   command_line.add_trace_option("model-file", path);
-  auto model = modelfile::load_model_file(path);
+  // Listing actions starts nothing, so it needs none of the ${env:...} values a run needs.
+  auto model = modelfile::load_model_file(path, {.resolve_env = !command_line.list_actions()});
   if (!model) {
     // "FILE:LINE:COL: message" first on the line, as compilers write it, for editors to jump to.
     std::cerr << model.status().message() << '\n';

@@ -560,6 +560,11 @@ MainCommand CommandLine::command() const {
   return impl_->command;
 }
 
+bool CommandLine::list_actions() const {
+  PROWL_CHECK(impl_->parsed, "CommandLine::list_actions() before parse()");
+  return impl_->list_actions;
+}
+
 const trace::Trace* CommandLine::trace() const {
   PROWL_CHECK(impl_->parsed, "CommandLine::trace() before parse()");
   return impl_->loaded_trace ? &*impl_->loaded_trace : nullptr;

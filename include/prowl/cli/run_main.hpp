@@ -106,6 +106,10 @@ class CommandLine {
 
   // The command parse() found. REQUIRES: parse() returned nullopt.
   MainCommand command() const;
+  // Whether --list-actions was given: the program only lists the model's actions, so it may
+  // build the model without what running it needs (a model file's ${env:...} values).
+  // REQUIRES: parse() returned nullopt.
+  bool list_actions() const;
   // The trace to replay or shrink, read by parse() (a malformed one stops parse() with exit code
   // 2), and its path as given; nullptr and "" when exploring. REQUIRES: parse() returned nullopt.
   const trace::Trace* trace() const;
