@@ -4,14 +4,22 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 
 #include <fmt/format.h>
 
+#include "prowl/core/escape.hpp"
+#include "prowl/core/interrupt.hpp"
+#include "secrets.hpp"
+
 namespace prowl {
 namespace {
+
+// How long a request waits for its socket before it looks for a signal again.
+constexpr int kInterruptPollMs = 50;
 
 // curl_global_init is not thread-safe and must run before the first handle is created.
 CURLcode global_init() {
@@ -81,6 +89,17 @@ Status check_base_url(const std::string& base_url) {
   return Status::ok();
 }
 
+// What makes `text` unsendable in a request's head (a line break would end the header and start
+// another one; curl would cut the value at a NUL), or nullptr.
+const char* forbidden_character(std::string_view text) {
+  for (char c : text) {
+    if (c == '\r') return "a carriage return (CR)";
+    if (c == '\n') return "a line feed (LF)";
+    if (c == '\0') return "a NUL byte";
+  }
+  return nullptr;
+}
+
 // Cuts `text` to at most max bytes, backing off to a UTF-8 character boundary.
 std::string truncated(const std::string& text, std::size_t max) {
   if (text.empty()) return "(empty)";
@@ -93,19 +112,75 @@ std::string truncated(const std::string& text, std::size_t max) {
 }  // namespace
 
 // The curl handle and the state its callbacks write into. Lives on the heap so the error buffer
-// and the callback data keep their addresses when the client moves.
+// and the callback data keep their addresses when the client moves. The easy handle is driven
+// through a multi handle of its own, which keeps the open connection between requests, so that
+// the wait for the socket is ours: short enough to notice a signal (curl_easy_perform waits up to
+// a second between calls of the progress callback).
 struct HttpClient::Handle {
   CURL* curl = nullptr;
+  CURLM* multi = nullptr;
   char error[CURL_ERROR_SIZE] = {};
   HttpResponse* reply = nullptr;
   std::size_t max_body = 0;
   bool too_large = false;
+  int interrupts_at_start = 0;
+  bool interrupted = false;
 
   Handle() = default;
   Handle(const Handle&) = delete;
   Handle& operator=(const Handle&) = delete;
   ~Handle() {
     if (curl != nullptr) curl_easy_cleanup(curl);
+    if (multi != nullptr) curl_multi_cleanup(multi);
+  }
+
+  // Runs the transfer set up on `curl` to its end, or until a signal arrives.
+  CURLcode perform() {
+    if (CURLMcode mc = curl_multi_add_handle(multi, curl); mc != CURLM_OK) {
+      return multi_failed(mc);
+    }
+    CURLcode result = CURLE_FAILED_INIT;
+    for (bool done = false; !done;) {
+      int running = 0;
+      if (CURLMcode mc = curl_multi_perform(multi, &running); mc != CURLM_OK) {
+        result = multi_failed(mc);
+        break;
+      }
+      int left = 0;
+      while (CURLMsg* msg = curl_multi_info_read(multi, &left)) {
+        if (msg->msg == CURLMSG_DONE && msg->easy_handle == curl) {
+          result = msg->data.result;
+          done = true;
+        }
+      }
+      if (done || running == 0) break;
+      // on_progress ends the transfer in curl_multi_perform; this is for a state in which curl
+      // does not call it.
+      if (interrupts() != interrupts_at_start) {
+        interrupted = true;
+        result = CURLE_ABORTED_BY_CALLBACK;
+        break;
+      }
+      if (CURLMcode mc = curl_multi_poll(multi, nullptr, 0, kInterruptPollMs, nullptr);
+          mc != CURLM_OK) {
+        result = multi_failed(mc);
+        break;
+      }
+    }
+    curl_multi_remove_handle(multi, curl);
+    return result;
+  }
+
+  CURLcode multi_failed(CURLMcode mc) {
+    if (error[0] == '\0') std::snprintf(error, sizeof error, "%s", curl_multi_strerror(mc));
+    return CURLE_FAILED_INIT;
+  }
+
+  static int on_progress(void* self, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+    auto* h = static_cast<Handle*>(self);
+    if (interrupts() == h->interrupts_at_start) return 0;
+    h->interrupted = true;
+    return 1;  // aborts the transfer with CURLE_ABORTED_BY_CALLBACK
   }
 
   static std::size_t on_body(char* data, std::size_t size, std::size_t n, void* self) {
@@ -159,6 +234,8 @@ Result<HttpClient> HttpClient::create(HttpClientOptions options) {
   auto handle = std::make_unique<Handle>();
   handle->curl = curl_easy_init();
   if (handle->curl == nullptr) return Status::environment("libcurl: cannot create an easy handle");
+  handle->multi = curl_multi_init();
+  if (handle->multi == nullptr) return Status::environment("libcurl: cannot create a multi handle");
   return HttpClient(std::move(options), std::move(secrets), std::move(handle));
 }
 
@@ -179,9 +256,7 @@ HttpClient::HttpClient(HttpClientOptions options, std::vector<std::string> secre
       if (!token.empty()) redacted_.emplace_back(token);
     }
   }
-  std::sort(redacted_.begin(), redacted_.end(),
-            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
-  redacted_.erase(std::unique(redacted_.begin(), redacted_.end()), redacted_.end());
+  redacted_ = detail::longest_first(std::move(redacted_));
 }
 
 HttpClient::~HttpClient() = default;
@@ -238,6 +313,27 @@ Result<HttpResponse> HttpClient::request(const HttpRequest& request) {
   // curl would otherwise wait for "100 Continue" before sending a large body.
   if (!has_header(headers, "Expect")) headers.emplace_back("Expect", "");
 
+  // A line break would start a header of its own (or a body): refused before anything is sent.
+  // The value is not shown, it may be a secret.
+  auto refuse = [&](const std::string& what) {
+    last_failure_ = HttpFailure::kOther;
+    return Status::invalid(fmt::format("{} {}: {}; nothing was sent", escape_text(request.method),
+                                       escape_text(redact(url)), what));
+  };
+  if (const char* bad = forbidden_character(request.method)) {
+    return refuse(fmt::format("the method contains {}", bad));
+  }
+  for (const auto& [name, value] : headers) {
+    if (const char* bad = forbidden_character(name)) {
+      return refuse(fmt::format("header name '{}' contains {}", escape_text(redact(name)), bad));
+    }
+    if (const char* bad = forbidden_character(value)) {
+      return refuse(fmt::format(
+          "the value of header '{}' contains {} (a header value cannot hold CR, LF or NUL)",
+          escape_text(name), bad));
+    }
+  }
+
   curl_slist* list = nullptr;
   for (const auto& [name, value] : headers) {
     // "Name;" is curl's way of sending a header with an empty value; "Expect:" removes it.
@@ -254,6 +350,8 @@ Result<HttpResponse> HttpClient::request(const HttpRequest& request) {
   handle_->reply = &reply;
   handle_->max_body = options_.max_response_bytes;
   handle_->too_large = false;
+  handle_->interrupts_at_start = interrupts();
+  handle_->interrupted = false;
 
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, handle_->error);
@@ -268,6 +366,12 @@ Result<HttpResponse> HttpClient::request(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &Handle::on_header);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, handle_.get());
   curl_easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
+  // The path as given: the caller percent-encoded the values it bound, and "/../" in a path is
+  // what the model asked for.
+  curl_easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);
+  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, &Handle::on_progress);
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, handle_.get());
 
   if (request.method == "HEAD") {
     curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
@@ -284,7 +388,7 @@ Result<HttpResponse> HttpClient::request(const HttpRequest& request) {
     curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   }
 
-  const CURLcode rc = curl_easy_perform(curl);
+  const CURLcode rc = handle_->perform();
   handle_->reply = nullptr;
 
   if (rc == CURLE_OK) {
@@ -301,6 +405,12 @@ Result<HttpResponse> HttpClient::request(const HttpRequest& request) {
     return reply;
   }
 
+  if (handle_->interrupted) {
+    last_failure_ = HttpFailure::kInterrupted;
+    return Status::environment(
+        redact(fmt::format("{} {}: interrupted by {} during the request", request.method, url,
+                           signal_name(interrupt_signal()))));
+  }
   std::string what;
   switch (rc) {
     case CURLE_OPERATION_TIMEDOUT: {
@@ -364,15 +474,7 @@ Result<HttpResponse> HttpClient::request(const HttpRequest& request) {
 }
 
 std::string HttpClient::redact(std::string_view text) const {
-  std::string out(text);
-  for (const std::string& secret : redacted_) {
-    std::size_t pos = 0;
-    while ((pos = out.find(secret, pos)) != std::string::npos) {
-      out.replace(pos, secret.size(), "[REDACTED]");
-      pos += std::strlen("[REDACTED]");
-    }
-  }
-  return out;
+  return detail::redact_secrets(text, redacted_);
 }
 
 std::string HttpClient::describe(const HttpRequest& request, const HttpResponse* reply,

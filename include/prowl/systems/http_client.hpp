@@ -13,6 +13,14 @@
 // (an API token). They are read once, by create(); redact() and describe() replace every secret
 // value in a text with "[REDACTED]", and transport-failure messages are redacted too.
 //
+// Requests are sent as given: a header name or value holding CR, LF or NUL (which would let a
+// value bound from a response inject headers) is refused before anything is sent, and the path
+// goes out as it is (no squashing of "/../": the caller has percent-encoded what it bound).
+//
+// Signals: a request ends as soon as a signal is counted by prowl/core/interrupt.hpp during it
+// (checked at least every 50 ms), with HttpFailure::kInterrupted, so that Ctrl-C is not kept
+// waiting by a slow service for up to the timeout.
+//
 // Ownership and threads: an HttpClient owns its curl handle and the connection it keeps open. It
 // is movable, not copyable, and not thread-safe: drive one client from one thread at a time.
 // Separate clients may be used from separate threads.
@@ -56,7 +64,8 @@ struct HttpClientOptions {
 
 struct HttpRequest {
   std::string method = "GET";
-  // Appended to the base URL ("/items/3"). May already hold a query string.
+  // Appended to the base URL ("/items/3") and sent as it is (CURLOPT_PATH_AS_IS). May already
+  // hold a query string.
   std::string path;
   // Appended as ?name=value&..., both URL-encoded.
   std::vector<std::pair<std::string, std::string>> query;
@@ -92,7 +101,10 @@ enum class HttpFailure {
   kDropped,   // the connection closed or reset before a whole answer arrived (or an empty reply)
   kResolve,   // the host name cannot be resolved
   kTooLarge,  // the response body exceeded max_response_bytes
-  kOther,
+  // A signal arrived during the request (interrupts() grew): the step was abandoned, it did not
+  // fail. Not a timeout, not a dropped connection.
+  kInterrupted,
+  kOther,  // any other failure; also a request refused before it was sent (Status::invalid)
 };
 
 class HttpClient {
@@ -111,7 +123,11 @@ class HttpClient {
   HttpClient& operator=(const HttpClient&) = delete;
 
   // Sends the request and waits for the whole answer. Any HTTP status is a result; transport
-  // failures are Status::environment (see the file comment). REQUIRES: not moved from.
+  // failures are Status::environment (see the file comment). A method, header name or header
+  // value (from the options, a secret or the request) holding CR, LF or NUL is Status::invalid
+  // naming the header (not its value), and nothing is sent. When interrupts() grows during the
+  // request, it is abandoned: Status::environment, last_failure() kInterrupted. A signal counted
+  // before the request began does not end it. REQUIRES: not moved from.
   Result<HttpResponse> request(const HttpRequest& request);
 
   // What the most recent request() failed with (kNone after an answer or before any request).

@@ -3,179 +3,36 @@
 // refuses connections, a server that drops them). Every test is bounded in time.
 #include "prowl/systems/http_client.hpp"
 
-#include <arpa/inet.h>
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <httplib.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include <signal.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "http_client_test_helpers.hpp"
+#include "prowl/core/interrupt.hpp"
+
 namespace prowl {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::client_for;
+using testing::Clock;
+using testing::connection_pending;
+using testing::DroppingServer;
+using testing::get;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-using Clock = std::chrono::steady_clock;
-
-// A cpp-httplib server on 127.0.0.1:<any port>, listening in a background thread from the
-// constructor to the destructor. Records the remote port of every request.
-class TestServer {
- public:
-  TestServer() {
-    server_.set_keep_alive_max_count(100);
-    server_.Get("/echo", [](const httplib::Request& req, httplib::Response& res) {
-      std::string body;
-      for (const auto& [name, value] : req.params) body += name + "=" + value + ";";
-      res.set_content(body, "text/plain");
-    });
-    server_.Post("/echo", [](const httplib::Request& req, httplib::Response& res) {
-      res.set_content(req.body, req.get_header_value("Content-Type"));
-      res.set_header("X-Accept", req.get_header_value("Accept"));
-    });
-    server_.Get("/auth", [](const httplib::Request& req, httplib::Response& res) {
-      res.set_content("token=" + req.get_header_value("Authorization"), "text/plain");
-    });
-    server_.Get("/headers", [](const httplib::Request&, httplib::Response& res) {
-      res.set_header("X-Custom-Header", "Some Value");
-      res.set_content("ok", "text/plain");
-    });
-    server_.Get("/missing", [](const httplib::Request&, httplib::Response& res) {
-      res.status = 404;
-      res.set_content("no such thing", "text/plain");
-    });
-    server_.Get("/broken", [](const httplib::Request&, httplib::Response& res) {
-      res.status = 500;
-      res.set_content("boom", "text/plain");
-    });
-    server_.Get("/slow", [](const httplib::Request&, httplib::Response& res) {
-      std::this_thread::sleep_for(500ms);
-      res.set_content("late", "text/plain");
-    });
-    server_.Get("/port", [this](const httplib::Request& req, httplib::Response& res) {
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        remote_ports_.push_back(req.remote_port);
-      }
-      res.set_content("ok", "text/plain");
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    if (port_ <= 0) {
-      ADD_FAILURE() << "cannot bind 127.0.0.1";
-      return;
-    }
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    const auto deadline = Clock::now() + 5s;
-    while (!server_.is_running() && Clock::now() < deadline) std::this_thread::sleep_for(1ms);
-    EXPECT_TRUE(server_.is_running());
-  }
-  ~TestServer() {
-    server_.stop();
-    if (thread_.joinable()) thread_.join();
-  }
-
-  int port() const { return port_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  std::vector<int> remote_ports() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return remote_ports_;
-  }
-
- private:
-  httplib::Server server_;
-  int port_ = -1;
-  std::thread thread_;
-  std::mutex mutex_;
-  std::vector<int> remote_ports_;
-};
-
-// A loopback TCP socket bound to a port chosen by the kernel. Without listen(), connecting to it
-// is refused, and the port stays reserved so nobody else can take it during the test.
-class RawSocket {
- public:
-  RawSocket() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    socklen_t len = sizeof addr;
-    EXPECT_EQ(::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len), 0);
-    port_ = ntohs(addr.sin_port);
-  }
-  ~RawSocket() { ::close(fd_); }
-  RawSocket(const RawSocket&) = delete;
-  RawSocket& operator=(const RawSocket&) = delete;
-  int fd() const { return fd_; }
-  int port() const { return port_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
-
-// Accepts one connection, optionally waits for the request's blank line, writes `answer` and
-// closes the connection. Gives up after 5 s without a client.
-class DroppingServer {
- public:
-  DroppingServer(bool read_request, std::string answer) {
-    EXPECT_EQ(::listen(socket_.fd(), 1), 0);
-    thread_ = std::thread([this, read_request, answer = std::move(answer)] {
-      pollfd p{socket_.fd(), POLLIN, 0};
-      if (::poll(&p, 1, 5000) != 1) return;
-      const int conn = ::accept(socket_.fd(), nullptr, nullptr);
-      if (conn < 0) return;
-      if (read_request) {
-        std::string request;
-        char buf[1024];
-        pollfd c{conn, POLLIN, 0};
-        while (request.find("\r\n\r\n") == std::string::npos && ::poll(&c, 1, 5000) == 1) {
-          const ssize_t n = ::recv(conn, buf, sizeof buf, 0);
-          if (n <= 0) break;
-          request.append(buf, static_cast<std::size_t>(n));
-        }
-      }
-      if (!answer.empty()) {
-        EXPECT_EQ(::send(conn, answer.data(), answer.size(), MSG_NOSIGNAL),
-                  static_cast<ssize_t>(answer.size()));
-      }
-      ::close(conn);
-    });
-  }
-  ~DroppingServer() { thread_.join(); }
-  std::string url() const { return socket_.url(); }
-
- private:
-  RawSocket socket_;
-  std::thread thread_;
-};
-
-HttpClient client_for(const std::string& base_url, std::chrono::milliseconds timeout = 5s) {
-  HttpClientOptions o;
-  o.base_url = base_url;
-  o.timeout = timeout;
-  return HttpClient(o);
-}
-
-HttpRequest get(std::string path) {
-  HttpRequest r;
-  r.path = std::move(path);
-  return r;
-}
+using testing::RawSocket;
+using testing::ScopedEnv;
+using testing::SilentServer;
+using testing::TestServer;
 
 TEST(HttpClient, SendsQueryParametersUrlEncoded) {
   TestServer server;
@@ -360,16 +217,6 @@ TEST(HttpClient, ReportsAResponseCutShort) {
   EXPECT_EQ(client.last_failure(), HttpFailure::kDropped);
 }
 
-// Sets an environment variable for the lifetime of the object.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
-  ~ScopedEnv() { ::unsetenv(name_); }
-
- private:
-  const char* name_;
-};
-
 TEST(HttpClient, SendsSecretHeadersAndRedactsThem) {
   ScopedEnv token("PROWL_TEST_HTTP_TOKEN", "Bearer s3cret-t0ken");
   TestServer server;
@@ -470,6 +317,115 @@ TEST(HttpClient, DescribesAStepWithTruncatedBodies) {
             "request body: (empty)\n"
             "status: 201\n"
             "response body: a... (2 more bytes)");
+}
+
+// Each test leaves the process's interrupt count as it found it: zero.
+class HttpClientInterrupts : public ::testing::Test {
+ protected:
+  void SetUp() override { clear_interrupts(); }
+  void TearDown() override { clear_interrupts(); }
+};
+
+TEST_F(HttpClientInterrupts, ASignalEndsARequestThatWaitsForASlowServer) {
+  SilentServer server;
+  HttpClient client = client_for(server.url(), 20s);
+  Clock::time_point signalled;
+  std::thread signaller([&] {
+    std::this_thread::sleep_for(300ms);
+    signalled = Clock::now();
+    request_interrupt(SIGINT);
+  });
+  auto reply = client.request(get("/slow"));
+  const auto ended = Clock::now();
+  signaller.join();
+  ASSERT_FALSE(reply.is_ok());
+  EXPECT_EQ(reply.status().code(), StatusCode::kEnvironment);
+  EXPECT_EQ(reply.status().message(),
+            "GET " + server.url() + "/slow: interrupted by SIGINT during the request");
+  EXPECT_EQ(client.last_failure(), HttpFailure::kInterrupted);
+  EXPECT_LT(ended - signalled, 150ms);
+  EXPECT_THAT(server.head(), ::testing::StartsWith("GET /slow HTTP/1.1\r\n"));
+}
+
+TEST_F(HttpClientInterrupts, ARequestBegunAfterASignalIsNotEndedByIt) {
+  TestServer server;
+  HttpClient client = client_for(server.url());
+  request_interrupt(SIGINT);
+  auto reply = client.request(get("/slow"));  // 500 ms, longer than a poll of the signal
+  ASSERT_TRUE(reply.is_ok()) << reply.status().message();
+  EXPECT_EQ(reply->body, "late");
+  EXPECT_EQ(client.last_failure(), HttpFailure::kNone);
+}
+
+TEST(HttpClient, RefusesAHeaderValueWithALineBreakOrNulAndSendsNothing) {
+  RawSocket server;
+  ASSERT_EQ(::listen(server.fd(), 4), 0);
+  HttpClient client = client_for(server.url());
+  const std::pair<std::string, std::string> cases[] = {
+      {std::string("a\rX-Injected: 1"), "a carriage return (CR)"},
+      {std::string("a\nX-Injected: 1"), "a line feed (LF)"},
+      {std::string("a\0b", 3), "a NUL byte"},
+  };
+  for (const auto& [value, what] : cases) {
+    HttpRequest r = get("/items");
+    r.headers = {{"X-Note", value}};
+    auto reply = client.request(r);
+    ASSERT_FALSE(reply.is_ok());
+    EXPECT_EQ(reply.status().code(), StatusCode::kInvalid);
+    EXPECT_EQ(reply.status().message(),
+              "GET " + server.url() + "/items: the value of header 'X-Note' contains " + what +
+                  " (a header value cannot hold CR, LF or NUL); nothing was sent");
+    EXPECT_EQ(client.last_failure(), HttpFailure::kOther);
+  }
+  EXPECT_FALSE(connection_pending(server));
+}
+
+TEST(HttpClient, RefusesAHeaderNameWithALineBreak) {
+  RawSocket server;
+  ASSERT_EQ(::listen(server.fd(), 4), 0);
+  HttpClient client = client_for(server.url());
+  HttpRequest r = get("/items");
+  r.headers = {{"X-A\r\nX-B", "1"}};
+  auto reply = client.request(r);
+  ASSERT_FALSE(reply.is_ok());
+  EXPECT_EQ(reply.status().message(), "GET " + server.url() +
+                                          "/items: header name 'X-A\\r\\nX-B' contains a "
+                                          "carriage return (CR); nothing was sent");
+  EXPECT_FALSE(connection_pending(server));
+}
+
+TEST(HttpClient, RefusesALineBreakInAnOptionsOrSecretHeaderWithoutShowingIt) {
+  ScopedEnv token("PROWL_TEST_HTTP_TOKEN", "Bearer tok\nX-Admin: yes");
+  RawSocket server;
+  ASSERT_EQ(::listen(server.fd(), 4), 0);
+  HttpClientOptions o;
+  o.base_url = server.url();
+  o.secret_headers = {{"Authorization", "PROWL_TEST_HTTP_TOKEN"}};
+  auto client = HttpClient::create(o);
+  ASSERT_TRUE(client.is_ok()) << client.status().message();
+  auto reply = client->request(get("/items"));
+  ASSERT_FALSE(reply.is_ok());
+  EXPECT_EQ(reply.status().message(),
+            "GET " + server.url() +
+                "/items: the value of header 'Authorization' contains a line feed (LF) (a header "
+                "value cannot hold CR, LF or NUL); nothing was sent");
+
+  o.secret_headers.clear();
+  o.headers = {{"X-Tenant", "t1\r\n"}};
+  HttpClient plain(o);
+  auto plain_reply = plain.request(get("/items"));
+  ASSERT_FALSE(plain_reply.is_ok());
+  EXPECT_THAT(plain_reply.status().message(),
+              HasSubstr("the value of header 'X-Tenant' contains a carriage return (CR)"));
+  EXPECT_FALSE(connection_pending(server));
+}
+
+TEST(HttpClient, SendsThePathAsGiven) {
+  SilentServer server;
+  HttpClient client = client_for(server.url(), 300ms);
+  (void)client.request(get("/files/../admin/./x%2F..%2Fy"));  // times out: the server is silent
+  EXPECT_THAT(server.head(),
+              ::testing::StartsWith("GET /files/../admin/./x%2F..%2Fy HTTP/1.1\r\n"));
 }
 
 }  // namespace

@@ -11,11 +11,13 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <string>
 #include <thread>
 
+#include "process_test_helpers.hpp"
 #include "prowl/core/interrupt.hpp"
 #include "prowl/explore/explorer.hpp"
 #include "prowl/explore/model.hpp"
@@ -25,80 +27,13 @@ namespace prowl {
 namespace {
 
 using namespace std::chrono_literals;
-
-// GET /health -> "ok"; /count -> the counter; /inc and /zero change it. Prints one line to each
-// stream once it listens. sys.argv[1] is the port.
-constexpr const char* kCounterServer = R"PY(
-import http.server, sys
-port = int(sys.argv[1])
-count = 0
-class Handler(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        global count
-        if self.path == '/inc':
-            count += 1
-        elif self.path == '/zero':
-            count = 0
-        elif self.path not in ('/health', '/count'):
-            self.send_error(404)
-            return
-        body = (b'ok' if self.path == '/health' else str(count).encode())
-        self.send_response(200)
-        self.send_header('Content-Length', str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *args):
-        pass
-server = http.server.HTTPServer(('127.0.0.1', port), Handler)
-print('listening on', port, flush=True)
-print('counter server log', file=sys.stderr, flush=True)
-server.serve_forever()
-)PY";
-
-ProcessOptions counter_server(bool http_ready = true) {
-  ProcessOptions o;
-  o.argv = {"python3", "-c", kCounterServer, "{port}"};
-  if (http_ready) o.health_path = "/health";
-  o.ready_timeout = 15s;
-  o.stop_timeout = 3s;
-  return o;
-}
-
-ProcessOptions shell(std::string script) {
-  ProcessOptions o;
-  o.argv = {"/bin/sh", "-c", std::move(script)};
-  o.ready_timeout = 5s;
-  o.stop_timeout = 2s;
-  return o;
-}
-
-std::string get(const ProcessSystem& p, const char* path) {
-  auto r = http_get(p.port(), path);
-  if (!r) return "error: " + r.status().message();
-  return std::to_string(r->status) + " " + r->body;
-}
-
-bool gone(pid_t pid) { return ::kill(pid, 0) == -1 && errno == ESRCH; }
-
-// Dead: gone, or a zombie that its new parent (init) has not collected yet.
-bool dead(pid_t pid) {
-  for (auto deadline = std::chrono::steady_clock::now() + 3s;
-       std::chrono::steady_clock::now() < deadline; std::this_thread::sleep_for(10ms)) {
-    if (gone(pid)) return true;
-    FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
-    if (f == nullptr) return true;
-    int read_pid = 0;
-    char state = 0;
-    int fields = std::fscanf(f, "%d %*s %c", &read_pid, &state);
-    std::fclose(f);
-    if (fields == 2 && state == 'Z') return true;
-  }
-  return false;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
+using testing::counter_server;
+using testing::dead;
+using testing::get;
+using testing::gone;
+using testing::kCounterServer;
+using testing::shell;
 
 TEST(ProcessSystem, StartsOnAFreePortAndBecomesReady) {
   ProcessSystem p("svc", counter_server());
@@ -239,8 +174,10 @@ TEST(ProcessSystem, ReportsACommandThatCannotBeRun) {
   ProcessSystem q("missing", o);
   st = q.begin();
   ASSERT_FALSE(st);
-  EXPECT_TRUE(contains(st.message(), "'prowl-no-such-program-in-path' not found in PATH"))
-      << st.message();
+  EXPECT_EQ(st.message(),
+            std::string("service 'missing' (`prowl-no-such-program-in-path`) cannot be started: "
+                        "'prowl-no-such-program-in-path' was not found in PATH (") +
+                std::getenv("PATH") + ")");
 
   ProcessOptions in_missing_dir = shell("exit 0");
   in_missing_dir.working_dir = "/nonexistent/dir";
@@ -522,6 +459,90 @@ TEST(ProcessSystem, AServiceWithStateCannotSaveOrPush) {
   EXPECT_TRUE(caps.reset);
   EXPECT_THROW((void)p.save(), LogicError);
   EXPECT_THROW((void)p.push(), LogicError);
+}
+
+}  // namespace
+}  // namespace prowl
+
+namespace prowl {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::contains;
+using testing::counter_server;
+using testing::gone;
+using testing::shell;
+
+// Each test leaves the process's interrupt count as it found it: zero.
+class ProcessSystemInterrupts : public ::testing::Test {
+ protected:
+  void SetUp() override { clear_interrupts(); }
+  void TearDown() override { clear_interrupts(); }
+};
+
+// Starts `p`, delivers SIGINT (as the handler would count it) from another thread once `delay`
+// has passed, and returns begin()'s status and how long it took after the signal.
+std::pair<Status, std::chrono::steady_clock::duration> begin_interrupted(
+    ProcessSystem& p, std::chrono::milliseconds delay) {
+  std::chrono::steady_clock::time_point signalled;
+  std::thread signaller([&] {
+    std::this_thread::sleep_for(delay);
+    signalled = std::chrono::steady_clock::now();
+    request_interrupt(SIGINT);
+  });
+  Status st = p.begin();
+  const auto ended = std::chrono::steady_clock::now();
+  signaller.join();
+  return {std::move(st), ended - signalled};
+}
+
+TEST_F(ProcessSystemInterrupts, ASignalEndsTheWaitForAServiceThatNeverListens) {
+  ProcessOptions o = shell("echo $$; exec sleep 30");
+  o.ready_timeout = 20s;
+  ProcessSystem p("sleepy", o);
+  auto [st, after_signal] = begin_interrupted(p, 300ms);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.code(), StatusCode::kEnvironment);
+  const std::string pid = p.stdout_tail().substr(0, p.stdout_tail().size() - 1);
+  EXPECT_EQ(st.message(),
+            "service 'sleepy' (`/bin/sh -c echo $$; exec sleep 30`) interrupted by SIGINT while "
+            "waiting for the service to become ready\nstderr:\n(nothing)\nstdout:\n" +
+                pid);
+  EXPECT_LT(after_signal, 150ms);
+  EXPECT_TRUE(gone(std::stoi(pid)));  // stopped and reaped
+  EXPECT_EQ(p.pid(), -1);
+  EXPECT_EQ(p.died(), "");  // prowl stopped it: it did not die
+}
+
+TEST_F(ProcessSystemInterrupts, ASignalEndsAHealthCheckThatGetsNoAnswer) {
+  // Accepts connections and never answers: each health check would wait for a second.
+  ProcessOptions o;
+  o.argv = {"python3", "-c",
+            "import socket, sys, time\n"
+            "s = socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen()\n"
+            "time.sleep(60)\n",
+            "{port}"};
+  o.health_path = "/health";
+  o.ready_timeout = 20s;
+  o.stop_timeout = 3s;
+  ProcessSystem p("mute", o);
+  auto [st, after_signal] = begin_interrupted(p, 800ms);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.code(), StatusCode::kEnvironment);
+  EXPECT_TRUE(contains(st.message(),
+                       "interrupted by SIGINT while waiting for the service to become ready\n"))
+      << st.message();
+  EXPECT_LT(after_signal, 150ms);
+  EXPECT_EQ(p.pid(), -1);
+}
+
+TEST_F(ProcessSystemInterrupts, ASignalFromBeforeTheWaitDoesNotEndIt) {
+  request_interrupt(SIGTERM);
+  ProcessSystem p("svc", counter_server());
+  Status st = p.begin();
+  EXPECT_TRUE(st) << st.message();
+  EXPECT_GT(p.pid(), 0);
+  EXPECT_TRUE(p.end());
 }
 
 }  // namespace
