@@ -75,6 +75,8 @@ Result<std::unique_ptr<World>> build_world(const std::shared_ptr<const ModelSpec
     if (const auto* p = std::get_if<ProcessSpec>(&system)) {
       ProcessOptions options = p->options;
       options.db = copy_path(options.db);
+      // What the model file holds secret (header tokens) is never shown in the service's messages.
+      options.secrets.insert(options.secrets.end(), spec->secrets.begin(), spec->secrets.end());
       auto& process = world->emplace<ProcessSystem>(p->name, std::move(options));
       if (port_source == nullptr) port_source = &process;
       continue;

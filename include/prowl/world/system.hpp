@@ -60,7 +60,7 @@ class System {
   // A human-readable rendering of the current state for reports; empty if not supported.
   virtual std::string describe() const { return {}; }
   // What ended this system by itself while it should have been running, for a service_crashed
-  // finding: a service that exited or was killed ("exited with code 3", "killed by signal 11
+  // finding: a service that exited or was killed ("exited with code 3", "was killed by signal 11
   // (Segmentation fault)"), then the last lines it wrote to stderr. Empty while the system works,
   // and always for systems that cannot die. The explorer asks after a step that failed;
   // restoring the system (which restarts it) clears it.
