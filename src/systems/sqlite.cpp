@@ -6,10 +6,12 @@
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "db_guard_detail.hpp"
 #include "sqlite_detail.hpp"
 
 namespace prowl {
@@ -175,6 +177,7 @@ SqliteSystem::SqliteSystem(std::string name, SqliteOptions options)
     : System(std::move(name)), options_(std::move(options)) {}
 
 SqliteSystem::~SqliteSystem() {
+  if (recording_) detail::abandon_record(*guard_);
   for (auto& o : observed_) sqlite3_finalize(o.stmt);
   for (auto& q : queries_) sqlite3_finalize(q.stmt);
   sqlite3_finalize(data_version_stmt_);
@@ -188,9 +191,20 @@ SqliteSystem::~SqliteSystem() {
   sqlite3_close_v2(mem_);
 }
 
-Result<std::unique_ptr<SqliteSystem>> SqliteSystem::open(std::string name, SqliteOptions options) {
+Result<std::unique_ptr<SqliteSystem>> SqliteSystem::open(std::string name, SqliteOptions options,
+                                                         std::shared_ptr<DatabaseGuard> guard) {
   std::unique_ptr<SqliteSystem> sys(new SqliteSystem(std::move(name), std::move(options)));
   const std::string& path = sys->options_.path;
+  // The lock first: a file another run holds is not opened, and one a run left changed is put
+  // back before prowl reads it.
+  if (guard == nullptr) {
+    auto taken = guard_sqlite(path);
+    if (!taken) return taken.status();
+    guard = std::move(*taken);
+  }
+  PROWL_CHECK(detail::sqlite_guard_covers(*guard, path),
+              "SqliteSystem::open('" + path + "') given the guard of " + guard->database());
+  sys->guard_ = std::move(guard);
   for (sqlite3** db : {&sys->db_, &sys->writer_}) {
     int rc = sqlite3_open_v2(path.c_str(), db, SQLITE_OPEN_READWRITE, nullptr);
     if (rc != SQLITE_OK) {
@@ -207,7 +221,11 @@ Result<std::unique_ptr<SqliteSystem>> SqliteSystem::open(std::string name, Sqlit
     rc = sqlite3_exec(*db, "PRAGMA synchronous = OFF", nullptr, nullptr, nullptr);
     if (rc != SQLITE_OK) return sys->error_on(*db, "cannot set PRAGMA synchronous", rc);
   }
-  int rc = sqlite3_open_v2(":memory:", &sys->mem_, SQLITE_OPEN_READWRITE, nullptr);
+  // Observations, queries and saves only read: the reading connection cannot write, whatever SQL
+  // it is given. Restores write through writer_.
+  int rc = sqlite3_exec(sys->db_, "PRAGMA query_only = ON", nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) return sys->error("cannot set PRAGMA query_only", rc);
+  rc = sqlite3_open_v2(":memory:", &sys->mem_, SQLITE_OPEN_READWRITE, nullptr);
   if (rc != SQLITE_OK) {
     return Status::environment(
         fmt::format("sqlite '{}': cannot open an in-memory database for restores", path));
@@ -235,10 +253,41 @@ Result<std::unique_ptr<SqliteSystem>> SqliteSystem::open(std::string name, Sqlit
   return sys;
 }
 
+Result<std::vector<std::string>> SqliteSystem::table_names(const std::string& path) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+  std::unique_ptr<sqlite3, int (*)(sqlite3*)> db(raw, sqlite3_close_v2);
+  auto failed = [&](int code) {
+    return Status::environment(fmt::format("sqlite '{}': cannot list the tables: {} ({})", path,
+                                           db ? sqlite3_errmsg(db.get()) : "out of memory",
+                                           sqlite3_errstr(code)));
+  };
+  if (rc != SQLITE_OK) return failed(rc);
+  sqlite3_stmt* stmt = nullptr;
+  int step = sqlite3_prepare_v2(db.get(),
+                                "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT "
+                                "LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+                                -1, &stmt, nullptr);
+  if (step != SQLITE_OK) return failed(step);
+  std::vector<std::string> names;
+  while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
+    names.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)));
+  }
+  sqlite3_finalize(stmt);
+  if (step != SQLITE_DONE) return failed(step);
+  return names;
+}
+
 Status SqliteSystem::prepare(Observed& o) {
   const char* tail = nullptr;
   int rc = sqlite3_prepare_v3(db_, o.sql.c_str(), static_cast<int>(o.sql.size()),
                               SQLITE_PREPARE_PERSISTENT, &o.stmt, &tail);
+  // A declared table the file does not have is a mistake in the model (a misspelt name).
+  if (rc == SQLITE_ERROR && o.is_table &&
+      std::string_view(sqlite3_errmsg(db_)).starts_with("no such table")) {
+    return Status::invalid(
+        fmt::format("table '{}' does not exist in sqlite '{}'", o.name, options_.path));
+  }
   if (rc != SQLITE_OK) return error_in(o, rc);
   const std::string kind = o.is_table ? "table" : "query";
   if (o.stmt == nullptr) {
@@ -396,6 +445,12 @@ Result<SqliteSystem::CachedQuery*> SqliteSystem::query_statement(std::string_vie
     return Status::invalid(
         fmt::format("sqlite '{}': a query must be one statement: {}", options_.path, sql));
   }
+  // Invariants only read (the connection's query_only would refuse the write anyway, later and
+  // with SQLite's words).
+  if (!sqlite3_stmt_readonly(stmt)) {
+    return Status::invalid(
+        fmt::format("sqlite '{}': query writes to the database: {}", options_.path, sql));
+  }
   if (queries_.size() >= kKeptQueries) {
     sqlite3_finalize(queries_.front().stmt);
     queries_.erase(queries_.begin());
@@ -403,7 +458,7 @@ Result<SqliteSystem::CachedQuery*> SqliteSystem::query_statement(std::string_vie
   CachedQuery& q = queries_.emplace_back();
   q.sql = std::string(sql);
   q.stmt = owned.release();
-  q.reusable = sqlite3_stmt_readonly(q.stmt) != 0 && !may_vary(sql);
+  q.reusable = !may_vary(sql);
   return &q;
 }
 
@@ -444,14 +499,7 @@ Result<SqlRows> SqliteSystem::query(std::string_view sql) const {
   CachedQuery& q = **cached;
   SqlRows out;
   if (!q.reusable) {
-    Status st = run_query(q, out);
-    // prowl's own writes do not change its data_version: what was known of the content, and
-    // which image the file holds, is not known any more.
-    if (!sqlite3_stmt_readonly(q.stmt)) {
-      content_ = kUnknownContent;
-      current_ = kNoImage;
-    }
-    if (!st) return st;
+    if (Status st = run_query(q, out); !st) return st;
     return out;
   }
   // As in refresh_observation(): rows of another content than the last seen cannot be reused.

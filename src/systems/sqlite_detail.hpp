@@ -5,7 +5,9 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <string>
 
+#include "prowl/systems/db_guard.hpp"
 #include "prowl/systems/sqlite.hpp"
 
 namespace prowl::detail {
@@ -30,6 +32,16 @@ inline std::uint32_t schema_cookie(const unsigned char* data, std::int64_t size)
   return (std::uint32_t{data[40]} << 24) | (std::uint32_t{data[41]} << 16) |
          (std::uint32_t{data[42]} << 8) | std::uint32_t{data[43]};
 }
+
+// The recovery record of a SQLite database (sqlite_guard.cpp): PATH.prowl-recovery beside the
+// file, the image as sqlite3_serialize gives it after a header with its holder, host, size and
+// hash, written to a temporary name, synced and renamed into place. REQUIRES (both): guard_mutex()
+// held, as begin_record() and end_record() hold it.
+Status write_sqlite_record(const DatabaseGuard& guard, const unsigned char* data,
+                           std::int64_t size);
+Status remove_sqlite_record(const DatabaseGuard& guard);
+// Whether guard is a SQLite guard on the database at path.
+bool sqlite_guard_covers(const DatabaseGuard& guard, const std::string& path);
 
 }  // namespace prowl::detail
 

@@ -1,5 +1,6 @@
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -7,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "db_guard_detail.hpp"
 #include "prowl/systems/sqlite.hpp"
 #include "sqlite_detail.hpp"
 
@@ -16,6 +18,8 @@ using detail::ResetOnExit;
 using detail::schema_cookie;
 
 namespace {
+// How long end() waits for other connections' readers before it truncates the WAL.
+constexpr int kCheckpointWaitMs = 200;
 // Image ids and content numbers, unique in the process: an image saved by one copy of a
 // database keeps its meaning in another (several workers, one thread each).
 std::atomic<std::uint64_t> g_last_image_id{0};
@@ -233,6 +237,14 @@ Status SqliteSystem::begin() {
     if (rc != SQLITE_OK) return error_on(writer_, "cannot prepare " + sql, rc);
   }
   keep_cookie_ = true;
+  // Before anything changes the file: what to put back if this run does not end.
+  if (options_.recovery_record) {
+    Status st = detail::begin_record(*guard_, [this] {
+      return detail::write_sqlite_record(*guard_, initial_.data.get(), initial_.size);
+    });
+    if (!st) return st;
+    recording_ = true;
+  }
   return Status::ok();
 }
 
@@ -243,6 +255,21 @@ Status SqliteSystem::end() {
   free_.clear();
   initial_ = Image{};
   current_ = kNoImage;
+  // Leave no WAL the size of the run's busiest moment beside the file. Another connection may
+  // still read from it: then it is truncated as far as it allows, after a short wait, and that is
+  // not an error.
+  sqlite3_busy_timeout(writer_, std::min(options_.busy_timeout_ms, kCheckpointWaitMs));
+  sqlite3_exec(writer_, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
+  sqlite3_busy_timeout(writer_, options_.busy_timeout_ms);
+  if (recording_) {
+    recording_ = false;
+    if (!st) {
+      // The initial content is not back: the record stays for the next guard.
+      detail::abandon_record(*guard_);
+      return st;
+    }
+    st = detail::end_record(*guard_, [this] { return detail::remove_sqlite_record(*guard_); });
+  }
   return st;
 }
 

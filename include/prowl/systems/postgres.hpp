@@ -29,9 +29,25 @@
 // length, NULL distinct from every value; each column's name and type) and the encoded rows are
 // sorted. A query's rows are observed in the order the query returns them: give it an ORDER BY.
 //
-// The PostgresSystem owns its connection and its snapshots. Not thread-safe: driven from one
-// thread, between actions (in savepoint mode the actions use the same connection on that
-// thread).
+// Reading only: query() and the declared queries run read-only, so a statement that would write
+// (UPDATE ... RETURNING, a data-modifying WITH, nextval(), a function that writes) is refused and
+// leaves nothing behind. Snapshot mode: from begin() to end() prowl's session has
+// default_transaction_read_only on (only restores say READ WRITE), which costs nothing per step;
+// before begin() they run in a READ ONLY transaction. Savepoint mode: under a savepoint with SET
+// LOCAL transaction_read_only = on, rolled back afterwards (the observation only when it has
+// declared queries: the statements prowl writes itself only read).
+//
+// A run's hold on the database: open() takes (or shares) the database's DatabaseGuard
+// (db_guard.hpp) before it connects, so a second prowl run on the database stops there, and a run
+// that did not end is recovered first. In snapshot mode begin() writes the initial image as the
+// database's recovery record (the schema prowl_recovery, committed on the guard's connection)
+// before anything changes the tables, and end() drops it once the image is back. In savepoint
+// mode the server rolls back the transaction of a dead connection; the record then only holds
+// the owned sequences' values (which no transaction rolls back), when there are any.
+//
+// The PostgresSystem owns its connection and its snapshots, and shares its guard. Not
+// thread-safe: driven from one thread, between actions (in savepoint mode the actions use the
+// same connection on that thread).
 #pragma once
 
 #include <cstddef>
@@ -43,6 +59,7 @@
 #include <utility>
 #include <vector>
 
+#include "prowl/systems/db_guard.hpp"
 #include "prowl/systems/sql.hpp"
 #include "prowl/world/system.hpp"
 
@@ -86,19 +103,34 @@ struct PostgresOptions {
 
 class PostgresSystem final : public System {
  public:
-  // Connects, resolves the declared tables and the sequences they own, and prepares the
-  // observation statements. An environment Status names the DSN (password redacted) and, as
-  // the case may be, libpq's message, the table or the query and its SQL. A declared query that
-  // writes, and (snapshot mode) an undeclared table with a foreign key into a declared one, are
+  // Takes the database's guard (or shares `guard`, which must be a guard_postgres() of the same
+  // database), which recovers a run that did not end, then connects, resolves the declared tables
+  // and the sequences they own, and prepares the observation statements. An environment Status
+  // names the DSN (password redacted) and, as the case may be, libpq's message, the run that
+  // holds the database, the table or the query and its SQL. A declared table the database does
+  // not have ("table 'loan' does not exist in postgres '...'"), a declared query that writes, and
+  // (snapshot mode) an undeclared table with a foreign key into a declared one, are
   // Status::invalid.
-  static Result<std::unique_ptr<PostgresSystem>> open(std::string name, PostgresOptions options);
+  static Result<std::unique_ptr<PostgresSystem>> open(
+      std::string name, PostgresOptions options, std::shared_ptr<DatabaseGuard> guard = nullptr);
+  // A system destroyed between begin() and end() leaves the recovery record for the next guard.
   ~PostgresSystem() override;
 
+  // The database's tables (ordinary and partitioned, not partitions, not PostgreSQL's own nor
+  // prowl's recovery record), as SQL names them: schema-qualified when their schema is not in the
+  // search path, quoted when needed; sorted. What a model that names a missing table could have
+  // meant. It connects on its own and takes no lock.
+  static Result<std::vector<std::string>> table_names(const std::string& dsn);
+
   PostgresMode mode() const { return options_.mode; }
+  const std::shared_ptr<DatabaseGuard>& guard() const { return guard_; }
+  // What the guard recovered when open() took it (DatabaseGuard::recovered()); empty if nothing.
+  const std::string& recovered() const { return guard_->recovered(); }
   // The DSN with any password replaced by [REDACTED], as messages show it.
   const std::string& dsn() const { return dsn_; }
   // prowl's connection. In savepoint mode the code under test works through it, inside prowl's
-  // transaction; in snapshot mode it is prowl's own (for reading, or for setting up before begin).
+  // transaction; in snapshot mode it is prowl's own (for reading, or for setting up before
+  // begin(); from begin() to end() its transactions are read-only by default).
   PGconn* connection() const { return conn_; }
   // The sequences the declared tables own (serial and identity columns), schema-qualified names.
   const std::vector<std::string>& sequences() const { return sequence_names_; }
@@ -110,9 +142,11 @@ class PostgresSystem final : public System {
   // sorted (NULLs first, numbers numerically, other values by length, then bytes); cut at
   // describe_limit characters.
   std::string describe() const override;
-  // Runs one SQL statement and returns its rows as text, NULL as nullopt: for invariants written
-  // in SQL. In savepoint mode it runs inside prowl's transaction, under a savepoint of its own, so
-  // a failing query does not abort the transaction. An environment Status names the SQL.
+  // Runs one SQL statement, read-only, and returns its rows as text, NULL as nullopt: for
+  // invariants written in SQL. In savepoint mode it runs inside prowl's transaction, under a
+  // savepoint of its own that is rolled back afterwards, so a failing query does not abort the
+  // transaction. An environment Status names the SQL; a statement that writes is Status::invalid
+  // ("postgres '...': query writes to the database: SQL") and changes nothing.
   Result<SqlRows> query(std::string_view sql) const;
 
   Status begin() override;
@@ -171,6 +205,9 @@ class PostgresSystem final : public System {
   Status usable_transaction() const;
   // Runs every observed statement in one round trip, results in binary or text form.
   Status read_observed(bool binary, Batch& batch) const;
+  // The pipeline read_observed() sends now, and the index of the first observed statement's
+  // result in it.
+  const std::vector<Command>& observe_commands(std::size_t* first) const;
   Result<State> read_state(const PGresult* r) const;
   Result<State> state_now() const;
 
@@ -183,14 +220,22 @@ class PostgresSystem final : public System {
 
   PostgresOptions options_;
   std::string dsn_;  // redacted
+  std::shared_ptr<DatabaseGuard> guard_;
+  bool recording_ = false;  // between begin() and end(), counted as a user of the record
   PGconn* conn_ = nullptr;
   bool superuser_ = false;
   bool unlogged_ = false;  // a declared table is unlogged or temporary
   std::vector<Table> tables_;
   std::vector<std::size_t> copy_order_;  // snapshot mode: referenced tables first
   std::vector<Observed> observed_;
-  std::vector<Command> observe_plain_;        // the observed statements
-  std::vector<Command> observe_guarded_;      // the same under a savepoint (inside the transaction)
+  std::vector<Command> observe_plain_;      // the observed statements
+  std::vector<Command> observe_read_only_;  // the same in a read-only transaction
+  std::vector<Command> observe_guarded_;  // the same under a savepoint (inside prowl's), read-only
+                                          // when there are declared queries
+  bool queries_observed_ = false;         // declared queries are among the observed statements
+  // Snapshot mode between begin() and end(): prowl's connection has default_transaction_read_only
+  // on, so every statement that does not say READ WRITE (only restores do) runs read-only.
+  bool read_only_session_ = false;
   std::vector<std::string> sequence_names_;   // as PostgreSQL names them
   std::vector<std::string> setval_prefixes_;  // "pg_catalog.setval('seq'::regclass, " each
   std::string sequences_sql_;                 // SELECT last_value, is_called of each owned sequence
@@ -216,7 +261,18 @@ class PostgresSystem final : public System {
   std::vector<std::string> savepoint_setval_;
 };
 
-// The DSN (keyword/value or URI form) with the value of every password replaced by [REDACTED].
+// The DSN as libpq parses it (PQconninfoParse), rebuilt in the form it was given (keyword/value
+// or URI) and in the order it sets its keywords, with the value of every password field
+// (password, sslpassword: what libpq itself hides) replaced by [REDACTED]:
+// "host=h password=[REDACTED] dbname=d", "postgresql://u:[REDACTED]@h:5432/d?sslmode=disable".
+// Text libpq cannot parse (and a URI with an '@' in which libpq finds no password) is shown as
+// it is, except the value of every keyword whose name contains "password" or "secret" (in any
+// case; to the closing quote, or the end of the text when one is not closed; with the words after
+// an unquoted value that set nothing) and a URI's userinfo password up to the last '@', replaced
+// by [REDACTED].
 std::string redact_dsn(std::string_view dsn);
+// The values redact_dsn() hides, each once: for redacting them from other text (a service's
+// command line, its output).
+std::vector<std::string> dsn_secrets(std::string_view dsn);
 
 }  // namespace prowl

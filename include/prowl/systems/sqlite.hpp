@@ -41,9 +41,21 @@
 // offset 92, the library version number, and the schema cookie when it moved on).
 //
 // begin() takes the initial image; end() writes it back, so the database is left with exactly
-// the content it had (schema, rows and user_version). Queries run by query() are prepared once
-// and kept (the most recent few dozen). The SqliteSystem owns its connections, statements and
-// snapshots. Not thread-safe: driven from one thread, between actions.
+// the content it had (schema, rows and user_version), and truncates the file's WAL as far as the
+// other connections allow (PRAGMA wal_checkpoint(TRUNCATE)).
+//
+// A run's hold on the file: open() takes (or shares) the file's DatabaseGuard (db_guard.hpp)
+// before it opens a connection, so a second prowl run on the file stops there, and a run that did
+// not end is recovered first. begin() writes the initial image as the file's recovery record
+// (PATH.prowl-recovery, synced) before anything changes the file; end() removes it once the image
+// is back. A run killed in between (SIGKILL, a crash, a third Ctrl-C) leaves the record, and the
+// next guard on the file writes it back.
+//
+// Reading only: prowl's reading connection runs with PRAGMA query_only = ON, and query() refuses
+// a statement that would write (Status::invalid); only restores write, through a connection of
+// their own. Queries run by query() are prepared once and kept (the most recent few dozen). The
+// SqliteSystem owns its connections, statements and snapshots, and shares its guard. Not
+// thread-safe: driven from one thread, between actions.
 #pragma once
 
 #include <chrono>
@@ -54,6 +66,7 @@
 #include <string_view>
 #include <vector>
 
+#include "prowl/systems/db_guard.hpp"
 #include "prowl/systems/sql.hpp"
 #include "prowl/world/system.hpp"
 
@@ -75,17 +88,33 @@ struct SqliteOptions {
   int busy_timeout_ms = 5000;
   // describe() output is cut to about this many characters.
   std::size_t describe_limit = 2000;
+  // Whether begin() writes the recovery record. Only a throwaway copy of a database (a worker's
+  // copy in a temporary directory) goes without; it is still locked.
+  bool recovery_record = true;
 };
 
 class SqliteSystem final : public System {
  public:
-  // Opens prowl's connection on options.path and prepares the observation statements. An
-  // environment Status names the file (and the SQL) when the file cannot be opened, is not a
-  // database, or a table or query cannot be prepared.
-  static Result<std::unique_ptr<SqliteSystem>> open(std::string name, SqliteOptions options);
+  // Takes the file's guard (or shares `guard`, which must be a guard_sqlite() of the same file),
+  // which recovers a run that did not end, then opens prowl's connections on options.path and
+  // prepares the observation statements. An environment Status names the file (and the SQL) when
+  // another run holds the file, a recovery fails, the file cannot be opened or is not a database,
+  // or a table or query cannot be prepared. A declared table the file does not have is
+  // Status::invalid ("table 'loan' does not exist in sqlite '/x/shop.db'"), as is a declared
+  // query that writes.
+  static Result<std::unique_ptr<SqliteSystem>> open(std::string name, SqliteOptions options,
+                                                    std::shared_ptr<DatabaseGuard> guard = nullptr);
+  // A system destroyed between begin() and end() leaves the recovery record for the next guard.
   ~SqliteSystem() override;
 
+  // The user tables of the database at path (not sqlite_ internal ones), sorted: what a model
+  // that names a missing table could have meant. It opens the file read-only and takes no lock.
+  static Result<std::vector<std::string>> table_names(const std::string& path);
+
   const std::string& path() const { return options_.path; }
+  const std::shared_ptr<DatabaseGuard>& guard() const { return guard_; }
+  // What the guard recovered when open() took it (DatabaseGuard::recovered()); empty if nothing.
+  const std::string& recovered() const { return guard_->recovered(); }
 
   Capabilities capabilities() const override {
     return {.snapshot = true, .stack = false, .reset = true, .cheap = false, .portable = true};
@@ -95,9 +124,11 @@ class SqliteSystem final : public System {
   std::string describe() const override;
   // Runs one SQL statement on prowl's connection and returns its rows, every value as SQLite
   // renders it as text (a blob's bytes as they are), NULL as nullopt: for invariants written in
-  // SQL. An environment Status names the file and the SQL; more than one statement is
-  // Status::invalid. The statement is prepared on first use and kept for the next call with the
-  // same text; its rows are reused on the same content (see the file comment).
+  // SQL. An environment Status names the file and the SQL; more than one statement, and a
+  // statement that would write (sqlite3_stmt_readonly), are Status::invalid ("sqlite
+  // '/x/shop.db': query writes to the database: UPDATE ..."), and nothing is run. The statement
+  // is prepared on first use and kept for the next call with the same text; its rows are reused
+  // on the same content (see the file comment).
   Result<SqlRows> query(std::string_view sql) const;
 
   Status begin() override;
@@ -160,7 +191,7 @@ class SqliteSystem final : public System {
   struct CachedQuery {
     std::string sql;
     sqlite3_stmt* stmt = nullptr;
-    bool reusable = false;  // read-only, and calls no function whose value may vary (random())
+    bool reusable = false;                // calls no function whose value may vary (random())
     ContentId content = kUnknownContent;  // the content `rows` was computed on
     SqlRows rows;
   };
@@ -206,6 +237,8 @@ class SqliteSystem final : public System {
   Result<std::int64_t> data_version() const;
 
   SqliteOptions options_;
+  std::shared_ptr<DatabaseGuard> guard_;
+  bool recording_ = false;     // between begin() and end(), counted as a user of the record
   sqlite3* db_ = nullptr;      // prowl's connection on the file: observations, queries, snapshots
   sqlite3* writer_ = nullptr;  // prowl's connection that writes snapshots back
   sqlite3* mem_ = nullptr;     // in-memory connection holding the image being restored
@@ -241,7 +274,7 @@ class SqliteSystem final : public System {
   // The id of the image the file holds now, as long as no other connection has committed since:
   // lets restore() skip a write that would change nothing.
   static constexpr std::uint64_t kNoImage = 0;
-  mutable std::uint64_t current_ = kNoImage;  // query() forgets it after a write
+  std::uint64_t current_ = kNoImage;
   std::int64_t current_version_ = 0;
 };
 

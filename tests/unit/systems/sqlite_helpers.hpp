@@ -1,15 +1,20 @@
 // Helpers of the SqliteSystem tests: temporary files, connections of the service's own (in this
-// process or another), and the logical content of a database file.
+// process or another), and the logical content of a database file; and, for the tests of both
+// databases' guards, a child process that holds something until it is killed.
 #pragma once
 
+#include <signal.h>
 #include <sqlite3.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -253,5 +258,65 @@ class AccountsFileInBothJournalModes : public ::testing::TestWithParam<std::stri
   TempDir dir_;
   std::string path_;
 };
+
+// A child process that runs `body` and then waits to be killed; it writes "ready" (or what
+// failed) on a pipe once body is done.
+class Child {
+ public:
+  explicit Child(const std::function<std::string()>& body) {
+    int fds[2];
+    PROWL_CHECK(pipe(fds) == 0, "pipe failed");
+    pid_ = fork();
+    PROWL_CHECK(pid_ >= 0, "fork failed");
+    if (pid_ == 0) {
+      close(fds[0]);
+      std::string line;
+      try {
+        line = body();
+      } catch (...) {
+        line = "exception";
+      }
+      line += "\n";
+      if (write(fds[1], line.data(), line.size()) < 0) _exit(3);
+      for (;;) pause();
+    }
+    close(fds[1]);
+    in_ = fds[0];
+  }
+  ~Child() {
+    kill_now();
+    close(in_);
+  }
+  pid_t pid() const { return pid_; }
+  std::string line() {
+    std::string out;
+    char c;
+    while (read(in_, &c, 1) == 1 && c != '\n') out += c;
+    return out;
+  }
+  // SIGKILL, and whether that is what ended it.
+  bool kill_now() {
+    if (pid_ <= 0) return false;
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int in_ = -1;
+};
+
+// Whether text is a local time as prowl writes it, within [from, to].
+inline bool is_time_between(const std::string& text, std::time_t from, std::time_t to) {
+  if (!std::regex_match(text, std::regex(R"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)"))) return false;
+  std::tm tm{};
+  strptime(text.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
+  tm.tm_isdst = -1;
+  const std::time_t t = std::mktime(&tm);
+  return t >= from && t <= to;
+}
 
 }  // namespace prowl::testing

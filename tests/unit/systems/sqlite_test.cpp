@@ -245,6 +245,34 @@ TEST(SqliteSystem, QueryReturnsRowsAsTextWithNullsAndReportsABadQuery) {
             "sqlite '" + path + "': a query must be one statement: SELECT 1; SELECT 2");
 }
 
+TEST(SqliteSystem, QueryRefusesAStatementThatWritesAndRunsNothingOfIt) {
+  TempDir dir;
+  const std::string path = dir.file("app.db");
+  create_accounts(path);
+  auto sys = open_system({.path = path, .tables = {"accounts"}});
+  ASSERT_TRUE(sys->begin());
+  const std::string before = dump(path);
+  for (const char* sql :
+       {"UPDATE accounts SET balance = 0 RETURNING id",
+        "INSERT INTO audit VALUES ('by an invariant')",
+        "WITH gone AS (SELECT 1) DELETE FROM accounts", "PRAGMA user_version = 9"}) {
+    auto writes = sys->query(sql);
+    ASSERT_FALSE(writes) << sql;
+    EXPECT_EQ(writes.status().code(), StatusCode::kInvalid);
+    EXPECT_EQ(writes.status().message(),
+              "sqlite '" + path + "': query writes to the database: " + std::string(sql));
+  }
+  EXPECT_EQ(dump(path), before);
+  // A statement that only reads still runs; so do the pragma functions, which only read.
+  auto count = sys->query("SELECT count(*) FROM accounts");
+  ASSERT_TRUE(count) << count.status().message();
+  EXPECT_EQ(count->rows[0][0], "2");
+  auto version = sys->query("SELECT user_version FROM pragma_user_version");
+  ASSERT_TRUE(version) << version.status().message();
+  EXPECT_EQ(version->rows[0][0], "0");
+  ASSERT_TRUE(sys->end());
+}
+
 TEST(SqliteSystem, DescribesEveryValueTypeAndCutsLongOutput) {
   TempDir dir;
   const std::string path = dir.file("app.db");
@@ -282,17 +310,19 @@ TEST(SqliteSystem, ReportsAFileThatIsNotADatabaseOrADirectoryNamingIt) {
   }
 }
 
-TEST(SqliteSystem, ReportsAnUnknownTableOrABadQueryNamingTheFileAndTheSql) {
+TEST(SqliteSystem, ReportsAnUnknownTableAsABadModelAndABadQueryNamingTheFileAndTheSql) {
   TempDir dir;
   const std::string path = dir.file("app.db");
   create_accounts(path);
-  auto table = SqliteSystem::open("db", {.path = path, .tables = {"nope"}});
+  // A misspelt table is a mistake in the model (exit code 2), not in the environment.
+  auto table = SqliteSystem::open("db", {.path = path, .tables = {"account"}});
   ASSERT_FALSE(table);
-  EXPECT_EQ(table.status().code(), StatusCode::kEnvironment);
-  EXPECT_EQ(table.status().message(),
-            "sqlite '" + path +
-                "': table 'nope' failed: no such table: nope (SQL logic error); SQL: SELECT * "
-                "FROM \"nope\"");
+  EXPECT_EQ(table.status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(table.status().message(), "table 'account' does not exist in sqlite '" + path + "'");
+  // What the model layer suggests from.
+  auto names = SqliteSystem::table_names(path);
+  ASSERT_TRUE(names) << names.status().message();
+  EXPECT_EQ(*names, (std::vector<std::string>{"accounts", "audit"}));
 
   auto query = SqliteSystem::open("db", {.path = path, .queries = {{"q", "SELEKT 1"}}});
   ASSERT_FALSE(query);
