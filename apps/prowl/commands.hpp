@@ -33,6 +33,9 @@ int trace_command(MainSettings settings, int argc, char** argv);
 // ("FILE:LINE:COL: ...") on stderr, then `hint` when given, and its exit code.
 int run_model_file(CommandLine& command_line, const std::string& path, std::string_view hint = {});
 
+// `prowl recover MODEL.yaml`: puts back the databases a killed run left changed.
+int recover_command(int argc, char** argv);
+
 // `prowl version`: prints the version.
 int version_command(int argc, char** argv);
 

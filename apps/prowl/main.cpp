@@ -25,6 +25,8 @@ constexpr Command kCommands[] = {
      prowl::app::replay_command},
     {"shrink", "shorten a failing trace while the same failure happens",
      prowl::app::shrink_command},
+    {"recover", "put back the databases a killed run of a model file left changed",
+     prowl::app::recover_command},
     {"version", "print prowl's version", prowl::app::version_command},
 };
 

@@ -302,6 +302,9 @@ int CommandLine::Impl::usage_error(const std::string& message) const {
 std::optional<int> CommandLine::Impl::parse(int argc, char** argv) {
   PROWL_CHECK(!parsed, "CommandLine::parse() called twice");
   parsed = true;
+  // From the start: a signal that arrives while the model is built or a service starts is seen by
+  // the run as soon as it begins, which then stops at once and still reports.
+  install_interrupt_handlers();
   program = program_name(settings, argc, argv);
   if (settings.command) {
     command = *settings.command;
@@ -475,9 +478,8 @@ int CommandLine::Impl::explore_model(const Model& model) {
   } else if (!quiet) {
     options.on_progress = [&progress_log](const Progress& p) { progress_log.update(p); };
   }
-  // Ctrl-C, SIGTERM and SIGHUP stop the run at the next step; it still restores the systems and
-  // reports (prowl/core/interrupt.hpp).
-  install_interrupt_handlers();
+  // Ctrl-C, SIGTERM and SIGHUP (handled since parse()) stop the run at the next step; it still
+  // restores the systems and reports (prowl/core/interrupt.hpp).
   Explorer explorer(model, **made, std::move(options));
   Result<RunReport> result = explorer.run();
   progress.finish();

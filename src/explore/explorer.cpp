@@ -1,5 +1,7 @@
 #include "prowl/explore/explorer.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "explorer_impl.hpp"
@@ -619,6 +621,13 @@ RunReport Explorer::Impl::report_header(Termination termination) {
     stats.restores = planner->restores() + worker_loads;
   }
   if (exec) note_sampled(*exec);
+  if (world) {
+    for (const std::string& note : world->notes()) {
+      if (std::find(warnings.begin(), warnings.end(), note) == warnings.end()) {
+        warnings.push_back(note);
+      }
+    }
+  }
   for (std::size_t a = 0; a < sampled.size(); ++a) {
     if (sampled[a]) report.sampled.push_back(model.actions()[a].name);
   }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "prowl/modelfile/spec.hpp"
+#include "prowl/systems/db_guard.hpp"
 #include "prowl/systems/sql.hpp"
 #include "prowl/world/system.hpp"
 
@@ -52,7 +53,19 @@ class Database final : public System {
   std::unique_ptr<System> inner_;
 };
 
-// The driver for spec.type. Status::invalid for a type this build cannot open.
-Result<Database::Driver> driver_for(const DatabaseSpec& spec);
+// How one copy of the world opens a database.
+struct DriverSetup {
+  std::string file;  // the model file, for messages
+  // The run's hold on the database (taken before any service started), or null: open() takes it.
+  std::shared_ptr<DatabaseGuard> guard;
+  // False for a copy of a database in a temporary directory (another worker's): nothing to
+  // recover if the run is killed.
+  bool recovery_record = true;
+};
+
+// The driver for spec.type. Status::invalid for a type this build cannot open. A declared table
+// the database does not have is, when the driver opens it, Status::invalid naming the table's
+// FILE:LINE:COL and the closest of the tables the database has.
+Result<Database::Driver> driver_for(const DatabaseSpec& spec, DriverSetup setup);
 
 }  // namespace prowl::modelfile::detail

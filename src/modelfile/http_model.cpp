@@ -1,6 +1,7 @@
 #include "prowl/modelfile/http_model.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -59,6 +60,20 @@ Result<std::unique_ptr<World>> build_world(const std::shared_ptr<const ModelSpec
                           "false): it cannot be run",
                           spec->file));
   auto world = std::make_unique<World>();
+  // The run's hold on each database, taken before any service starts: a second run stops here,
+  // before its service touches the database, and a run that was killed is recovered while nothing
+  // has the database open. (Copies for other workers live in temporary directories of their own.)
+  std::map<std::string, std::shared_ptr<DatabaseGuard>> guards;
+  if (copy == 0) {
+    for (const SystemSpec& system : spec->systems) {
+      const auto* d = std::get_if<DatabaseSpec>(&system);
+      if (d == nullptr) continue;
+      auto guard = d->type == "sqlite" ? guard_sqlite(d->path) : guard_postgres(d->dsn);
+      if (!guard) return guard.status();
+      if (!(*guard)->recovered().empty()) world->add_note((*guard)->recovered());
+      guards[d->name] = std::move(*guard);
+    }
+  }
   auto placed = detail::place_files(*spec, copy, *world, privates);
   if (!placed) return placed.status();
   const std::vector<std::pair<std::string, std::string>> moved = std::move(*placed);
@@ -82,8 +97,15 @@ Result<std::unique_ptr<World>> build_world(const std::shared_ptr<const ModelSpec
       continue;
     }
     DatabaseSpec d = std::get<DatabaseSpec>(system);
+    const std::string original = d.path;
     d.path = copy_path(d.path);
-    auto driver = detail::driver_for(d);
+    detail::DriverSetup setup{spec->file, nullptr, copy == 0};
+    // A database the service works on in a private copy (db_copy) was held only while the copy
+    // was made: the user's file is not written, so another run may use it meanwhile.
+    if (auto g = guards.find(d.name); g != guards.end() && d.path == original) {
+      setup.guard = g->second;
+    }
+    auto driver = detail::driver_for(d, std::move(setup));
     if (!driver) return driver.status();
     databases.push_back(&world->emplace<Database>(d.name, d.type, std::move(*driver)));
   }

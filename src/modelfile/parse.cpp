@@ -5,12 +5,14 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "parser.hpp"
 #include "prowl/modelfile/loader.hpp"
+#include "prowl/systems/postgres.hpp"
 #include "yaml_bounds.hpp"
 
 namespace prowl::modelfile {
@@ -276,6 +278,23 @@ Status Parser::resolve_sqlite_paths() {
 }
 
 Status Parser::finish() {
+  // DSN passwords are secrets like header tokens: redacted in every report and message.
+  for (const SystemSpec& system : spec_.systems) {
+    const std::string& dsn = std::visit(
+        [](const auto& x) -> const std::string& {
+          if constexpr (std::is_same_v<std::decay_t<decltype(x)>, ProcessSpec>) {
+            return x.options.dsn;
+          } else {
+            return x.dsn;
+          }
+        },
+        system);
+    for (std::string& secret : dsn_secrets(dsn)) {
+      if (std::find(spec_.secrets.begin(), spec_.secrets.end(), secret) == spec_.secrets.end()) {
+        spec_.secrets.push_back(std::move(secret));
+      }
+    }
+  }
   if (spec_.name.empty()) {
     spec_.name = std::filesystem::path(r_.file()).stem().string();
     if (spec_.name.empty()) spec_.name = "model";

@@ -195,6 +195,7 @@ Status Parser::database(const Item& item, const std::string& name, const std::st
             auto n = r_.name(e);
             if (!n) return n.status();
             d.tables.push_back(*n);
+            d.table_pos.push_back(e.pos);
             return Status::ok();
           });
         } else if (key == "queries") {

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -81,6 +82,27 @@ bool ProcessSystem::Child::exited() {
     rc = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
   } while (rc != 0 && errno == EINTR);
   return rc != 0 || info.si_pid == pid;
+}
+
+bool ProcessSystem::Child::exiting() const {
+  if (reaped) return false;
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[1024];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  // "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": flags is the 7th field after
+  // the command, which ends at the last ')'.
+  const char* p = std::strrchr(buf, ')');
+  if (p == nullptr) return false;
+  unsigned long flags = 0;
+  if (std::sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1) return false;
+  constexpr unsigned long kPfExiting = 0x00000004;
+  return (flags & kPfExiting) != 0;
 }
 
 void ProcessSystem::Child::reap() {

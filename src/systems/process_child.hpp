@@ -38,6 +38,9 @@ struct ProcessSystem::Child {
 
   // True once the child has exited (reaped or not). One waitid(WNOHANG | WNOWAIT) while it runs.
   bool exited();
+  // True while the kernel is tearing the child down (PF_EXITING in /proc/PID/stat): it has
+  // closed its sockets already (a client sees the connection reset) but is not a zombie yet.
+  bool exiting() const;
 
   // Kills what is left of the process group (the leader is a zombie or dying, so the group id is
   // still its own), collects the exit status and stops the drainer. REQUIRES: exited() or killed.

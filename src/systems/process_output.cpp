@@ -66,7 +66,10 @@ std::string ProcessSystem::died() const {
   if (!child_) return {};
   Child& c = *child_;
   if (!c.reaped) {
-    if (!c.exited()) return {};
+    // Asked after a failed step: a service killed a moment ago has closed its sockets (the step
+    // saw the connection reset or refused) but may not be a zombie yet. It is then exiting; reap()
+    // waits the moment it takes.
+    if (!c.exited() && !c.exiting()) return {};
     c.reap();  // collects the status and the last of the output
     c.unexpected = true;
   }

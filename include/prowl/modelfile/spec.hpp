@@ -114,6 +114,7 @@ struct DatabaseSpec {
   std::string dsn;   // postgres: the connection string
   std::string mode;  // postgres: "savepoint" or "snapshot"
   std::vector<std::string> tables;
+  std::vector<SourcePos> table_pos;                          // where each of `tables` is written
   std::vector<std::pair<std::string, std::string>> queries;  // name, SELECT
   std::chrono::milliseconds busy_timeout{5000};
 };

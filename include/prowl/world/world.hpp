@@ -44,6 +44,12 @@ class World {
   // closed): for what the world's builder made for it, such as a temporary directory.
   void on_destroyed(std::function<void()> fn) { on_destroyed_.push_back(std::move(fn)); }
 
+  // What building or beginning this world did that the user should know, such as a database
+  // put back from a run that did not end: one line each. The explorer adds them to its report's
+  // warnings.
+  void add_note(std::string note) { notes_.push_back(std::move(note)); }
+  const std::vector<std::string>& notes() const { return notes_; }
+
   // Adds a system; the World owns it. REQUIRES: before begin(), unique name.
   System& add(std::unique_ptr<System> system);
   template <class S, class... Args>
@@ -111,6 +117,7 @@ class World {
  private:
   std::vector<std::unique_ptr<System>> systems_;
   std::vector<std::function<void()>> on_destroyed_;
+  std::vector<std::string> notes_;
   std::vector<Capabilities> caps_;
   Context context_;
   Context initial_context_;

@@ -4,8 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -47,6 +49,14 @@ struct ShopScratch {
 
   std::vector<std::pair<std::string, std::string>> env() const {
     return {{"SHOP_API", kShopApi}, {"SHOP_DB", db}, {"TMPDIR", tmp}};
+  }
+  // Waits until a service on this scratch's database runs (the run is exploring), then `more`.
+  void wait_until_exploring(ProcessRun& run, std::chrono::milliseconds more) const {
+    for (int i = 0;
+         i < 1000 && processes_with(db).empty() && !run.wait(std::chrono::milliseconds(0)); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::this_thread::sleep_for(more);
   }
   // `prowl ARGS...`, running in the scratch directory.
   std::unique_ptr<ProcessRun> start(std::vector<std::string> args,

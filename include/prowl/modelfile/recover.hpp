@@ -1,0 +1,21 @@
+// Recovering what a killed run of a model file left behind, without exploring (`prowl recover
+// MODEL`): each database the file declares is locked and, when a run that did not end left a
+// recovery record there, put back as it was before that run (prowl/systems/db_guard.hpp); the
+// worker copies such runs left in the temporary directory are removed. A run does the same when it
+// begins; this does it alone, starting no service. Stateless; safe from any thread.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "prowl/core/status.hpp"
+#include "prowl/modelfile/spec.hpp"
+
+namespace prowl::modelfile {
+
+// One line for each thing done: a database put back, a stale copy removed; empty when there was
+// nothing to do. An environment Status when a database is held by another run or cannot be
+// reached, or its record cannot be read (the message says what to do).
+Result<std::vector<std::string>> recover(const ModelSpec& spec);
+
+}  // namespace prowl::modelfile
