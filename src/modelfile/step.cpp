@@ -8,6 +8,7 @@
 
 #include "http_api.hpp"
 #include "json_value.hpp"
+#include "prowl/core/escape.hpp"
 
 namespace prowl::modelfile::detail {
 
@@ -259,7 +260,9 @@ Check HttpApi::check_sql(const InvariantSpec& inv, const Context& ctx) const {
     const auto& row = rows->rows[i];
     for (std::size_t c = 0; c < row.size(); ++c) {
       const std::string name = c < rows->columns.size() ? rows->columns[c] : std::to_string(c + 1);
-      cells.push_back(fmt::format("{}={}", name, row[c] ? *row[c] : "NULL"));
+      // Each cell is one value of one line: escaped, so no cell starts a line of its own.
+      cells.push_back(fmt::format("{}={}", escape_text(name),
+                                  row[c] ? escape_text(*row[c]) : std::string("NULL")));
     }
     shown.push_back(fmt::format("({})", fmt::join(cells, ", ")));
   }

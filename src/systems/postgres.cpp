@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "prowl/core/escape.hpp"
+
 #include "db_guard_detail.hpp"
 #include "postgres_detail.hpp"
 
@@ -62,10 +64,12 @@ void render_value(const PGresult* r, int row, int col, std::string& out) {
     out += text + 2;
     out += '\'';
   } else {
+    // A value is one line of a state's description: its line breaks and control characters are
+    // escaped, so it cannot start a line of its own (escape_text).
     out += '\'';
-    for (const char* p = text; *p; ++p) {
-      if (*p == '\'') out += '\'';
-      out += *p;
+    for (char c : escape_text(text)) {
+      if (c == '\'') out += '\'';
+      out += c;
     }
     out += '\'';
   }

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "prowl/core/escape.hpp"
+
 #include "db_guard_detail.hpp"
 #include "sqlite_detail.hpp"
 
@@ -98,10 +100,12 @@ std::string render_row(const std::string& row) {
       std::uint32_t n = 0;
       for (int i = 0; i < 4; ++i) n = (n << 8) | static_cast<unsigned char>(row[pos++]);
       if (tag == kText) {
+        // One line of a state's description: line breaks and control characters are escaped,
+        // so a value cannot start a line of its own (escape_text).
         out += '\'';
-        for (std::size_t i = 0; i < n; ++i) {
-          if (row[pos + i] == '\'') out += '\'';
-          out += row[pos + i];
+        for (char c : escape_text(std::string_view(row).substr(pos, n))) {
+          if (c == '\'') out += '\'';
+          out += c;
         }
         out += '\'';
       } else {

@@ -12,6 +12,7 @@
 #include "prowl/core/interrupt.hpp"
 #include "prowl/explore/explorer.hpp"
 #include "prowl/explore/object_model.hpp"
+#include "prowl/explore/replay.hpp"
 #include "prowl/strategy/bfs.hpp"
 
 namespace prowl {
@@ -348,6 +349,67 @@ TEST(PartialReport, IsNullAfterARunThatDidNotFail) {
   Explorer explorer(model, bfs);
   ASSERT_TRUE(explorer.run());
   EXPECT_EQ(explorer.partial_report(), nullptr);
+}
+
+}  // namespace
+}  // namespace prowl
+
+namespace prowl {
+namespace {
+
+class ReplayInterrupt : public ::testing::Test {
+ protected:
+  void SetUp() override { clear_interrupts(); }
+  void TearDown() override { clear_interrupts(); }
+};
+
+// `replay TRACE` stops after the step under way when a signal arrives.
+TEST_F(ReplayInterrupt, StopsBeforeTheNextStep) {
+  ObjectModel<Counter> model("counting", Counter{});
+  model.action("inc").run([](Counter& c) { ++c.v; });
+  model.action("signal").run([](Counter&, Context&) { request_interrupt(SIGINT); });
+  auto world = model.make_world();
+  ASSERT_TRUE(world);
+  ASSERT_TRUE((*world)->begin());
+  Replayer replayer(model, **world);
+  const std::vector<TraceStep> steps = {
+      {"inc", 1, {}, {}}, {"signal", 2, {}, {}}, {"inc", 3, {}, {}}, {"inc", 4, {}, {}}};
+  auto r = replayer.run(steps, /*keep_going=*/true);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_TRUE(r->interrupted);
+  ASSERT_EQ(r->executed.size(), 2u);
+  EXPECT_EQ(r->executed[1].action, "signal");
+  EXPECT_FALSE(r->failed());
+  // A replay begun after the signal is not stopped by it.
+  auto again = replayer.run(std::vector<TraceStep>{{"inc", 1, {}, {}}, {"inc", 2, {}, {}}});
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(again->interrupted);
+  EXPECT_EQ(again->executed.size(), 2u);
+  ASSERT_TRUE((*world)->end());
+}
+
+// `shrink` stops at a signal and keeps the shortest sequence found until then.
+TEST_F(ReplayInterrupt, ShrinkKeepsTheBestSoFar) {
+  ObjectModel<Counter> model("counting", Counter{});
+  model.action("inc").run([](Counter& c) { ++c.v; });
+  model.action("noise").run([](Counter&, Context&) { request_interrupt(SIGINT); });
+  model.invariant("below_two").check([](const Counter& c) { return c.v < 2; });
+  auto world = model.make_world();
+  ASSERT_TRUE(world);
+  ASSERT_TRUE((*world)->begin());
+  Finding f;
+  f.kind = FindingKind::kInvariant;
+  f.name = "below_two";
+  f.steps = {{"noise", 1, {}, {}}, {"inc", 2, {}, {}}, {"inc", 3, {}, {}}};
+  auto shrunk = shrink(model, **world, f);
+  ASSERT_TRUE(shrunk) << shrunk.status().message();
+  // The first candidate, [inc], passes; the second, [noise, inc], raises the signal, which ends
+  // its replay and the search: the best so far is the trace as it was. (Without the signal,
+  // shrinking goes on to [inc, inc].)
+  ASSERT_EQ(shrunk->size(), 3u);
+  EXPECT_EQ((*shrunk)[0].action, "noise");
+  EXPECT_EQ(interrupts(), 1);
+  ASSERT_TRUE((*world)->end());
 }
 
 }  // namespace

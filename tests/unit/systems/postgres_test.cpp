@@ -596,6 +596,14 @@ TEST_P(PostgresBothModes, ObservesDeclaredQueriesInTheirOrderAndDescribesEveryKi
   EXPECT_EQ(cut->describe(), "v: (-3, 2.5,...");
 }
 
+// A value holding a line break or an escape sequence stays on its line of the description.
+TEST_P(PostgresBothModes, DescribesTextWithItsControlCharactersEscaped) {
+  PgConnection(dsn()).exec(
+      "CREATE TABLE n (note text); INSERT INTO n VALUES (E'a\\nledger: \\x1b[2J''x')");
+  open({.tables = {"n"}});
+  EXPECT_EQ(sys_->describe(), "n: ('a\\nledger: \\e[2J''x')");
+}
+
 TEST_P(PostgresBothModes, QueryReturnsRowsAsTextWithNullsAndReportsABadQuery) {
   PgConnection(dsn()).exec(
       "CREATE TABLE t (id int, name text); INSERT INTO t VALUES (1, 'a'), (2, NULL)");

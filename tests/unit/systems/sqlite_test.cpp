@@ -286,6 +286,20 @@ TEST(SqliteSystem, DescribesEveryValueTypeAndCutsLongOutput) {
   EXPECT_EQ(cut->describe(), "t: (-3, x'00...");
 }
 
+// A value holding a line break or an escape sequence stays on its line of the description.
+TEST(SqliteSystem, DescribesTextWithItsControlCharactersEscaped) {
+  TempDir dir;
+  const std::string path = dir.file("app.db");
+  {
+    Connection c(path);
+    c.exec(
+        "CREATE TABLE t (note TEXT); INSERT INTO t VALUES ('a' || char(10) || 'ledger: ' || "
+        "char(27) || '[2J''x')");
+  }
+  auto sys = open_system({.path = path, .tables = {"t"}});
+  EXPECT_EQ(sys->describe(), "t: ('a\\nledger: \\e[2J''x')");
+}
+
 TEST(SqliteSystem, ReportsAMissingFileAsAnEnvironmentErrorNamingIt) {
   TempDir dir;
   const std::string path = dir.file("missing.db");
