@@ -280,6 +280,7 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
     if (observing) strategy.observe(*graph, {pick, kNoState, false, true});
     return Status::ok();
   }
+  note_idle_death(*world, last_step);
   if (exec->has_before()) {
     exec->check(true, [&](std::size_t i, const std::string& msg) {
       if (note_before(i, s, msg)) item.violation = true;
@@ -300,6 +301,7 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
   item.kind = out.kind;
   item.detail = std::move(out.detail);
   count_step(a, out.kind);
+  if (!world->cheap()) last_step = {pick, std::string(to_string(out.kind)), item.detail};
   if (out.kind == Outcome::Kind::kError) {
     item.error = true;
     item.violation = true;

@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "executor.hpp"
 #include "prowl/explore/explorer.hpp"
 #include "prowl/world/restore_planner.hpp"
@@ -210,8 +212,36 @@ struct Explorer::Impl {
   // A system died during step item.pair (detect_crash()).
   void note_crash(Executed& item) {
     const auto [s, a] = item.pair;
+    // The step's own outcome: an answer may have come before the service died.
     record({FindingKind::kServiceCrashed, item.crashed, s, a, kNoState, std::move(item.crash),
-            graph->depth(s) + 1, "error", item.detail});
+            graph->depth(s) + 1, std::string(to_string(item.kind)), item.detail});
+  }
+  // A system of `world` that died while idle between steps and was restarted by the restore just
+  // made (World::take_unreported_death()): one service_crashed finding, for the last step that
+  // ran on that world (`last`, with its outcome and detail), or for the initial state when none
+  // had. Not for in-process worlds, which cannot die.
+  struct LastStep {
+    Pair pair{kNoState, kNoAction};
+    std::string outcome;
+    std::string detail;
+  };
+  LastStep last_step;  // of the explorer's own world
+  void note_idle_death(World& w, const LastStep& last) {
+    if (w.cheap()) return;
+    const auto [system, why] = w.take_unreported_death();
+    if (system == nullptr) return;
+    std::size_t index = 0;
+    while (&w.system(index) != system) ++index;
+    const auto [s, a] = last.pair;
+    if (s == kNoState) {
+      record({FindingKind::kServiceCrashed, index, kNoState, kNoAction, 0,
+              fmt::format("service '{}' died before the first step: {}", system->name(), why), 0});
+      return;
+    }
+    record({FindingKind::kServiceCrashed, index, s, a, kNoState,
+            fmt::format("service '{}' died after '{}', between steps: {}", system->name(),
+                        model.actions()[a].name, why),
+            graph->depth(s) + 1, last.outcome, last.detail});
   }
   // The actions whose steps drew from their Rng, by action (Executor::drew()), from every
   // executor the run used.

@@ -80,6 +80,9 @@ struct Explorer::Impl::Workers {
     std::vector<ActionId> queue;  // in reverse order: the next one is at the back
     std::uint32_t depth = 0;      // the source's depth when its pairs were taken
     std::uint64_t loads = 0;
+    // The last step this worker's world ran: a service of its world that died while idle after
+    // it is reported for it (commit()).
+    LastStep last;
   };
 
   explicit Workers(Impl& impl) : x(impl) {}
@@ -510,6 +513,11 @@ Status Explorer::Impl::Workers::commit(Worker& w) {
   Executed& item = w.item;
   const auto [s, a] = item.pair;
   Graph& graph = *x.graph;
+  // A service of w's world that the load before this step found dead and restarted. (Only this
+  // worker's thread touches its world; the lock guards the findings.)
+  x.note_idle_death(*w.world, w.last);
+  if (item.ran && !w.world->cheap())
+    w.last = {item.pair, std::string(to_string(item.kind)), item.detail};
   // Checked before the action ran: they count even when it was skipped.
   for (const auto& [i, msg] : w.before) {
     if (x.note_before(i, s, msg)) item.violation = true;

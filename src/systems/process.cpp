@@ -174,6 +174,8 @@ Capabilities ProcessSystem::capabilities() const {
 
 Status ProcessSystem::revive() {
   if (check_alive()) return Status::ok();
+  // It died by itself, and no failed step asked died(): keep what ended it for the run to report.
+  if (child_ && child_->unexpected && !child_->reported) unreported_death_ = died();
   return start();
 }
 

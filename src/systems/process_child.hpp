@@ -19,6 +19,7 @@ struct ProcessSystem::Child {
   int slot = -1;            // register_child_group()'s, or -1
   bool reaped = false;      // waitpid has collected the exit status
   bool unexpected = false;  // ended by itself while it should have been running (or starting)
+  bool reported = false;    // died() has told of it
   int wait_status = 0;
   int wake_write = -1;  // closed to tell the drainer the child is gone
   std::thread drainer;

@@ -74,6 +74,7 @@ std::string ProcessSystem::died() const {
     c.unexpected = true;
   }
   if (!c.unexpected) return {};
+  c.reported = true;
   return detail::describe_death(c.wait_status, stderr_tail());
 }
 

@@ -111,6 +111,14 @@ std::pair<const System*, std::string> World::dead_system() const {
   return {nullptr, {}};
 }
 
+std::pair<const System*, std::string> World::take_unreported_death() {
+  for (const auto& s : systems_) {
+    if (std::string why = s->take_unreported_death(); !why.empty())
+      return {s.get(), std::move(why)};
+  }
+  return {nullptr, {}};
+}
+
 Status World::observe(Hasher& hasher) const {
   for (const auto& s : systems_) {
     if (Status st = s->observe(hasher); !st) return st;

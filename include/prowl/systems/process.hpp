@@ -144,6 +144,9 @@ class ProcessSystem final : public System {
   // restore that revives) clears it. Costs one waitid(WNOHANG | WNOWAIT) while the child runs;
   // reaps it once it has exited, like check_alive().
   std::string died() const override;
+  // A service that died while idle between steps, which a restore found dead and restarted before
+  // anything asked died(): what ended it. Taking it clears it.
+  std::string take_unreported_death() override { return std::exchange(unreported_death_, {}); }
 
   // The value of {port} (after begin() when it is chosen at run time).
   int port() const { return port_; }
@@ -196,6 +199,7 @@ class ProcessSystem final : public System {
   std::vector<std::string> command_;
   std::string shown_command_;  // for messages: {dsn} kept as the placeholder, secrets redacted
   std::unique_ptr<Child> child_;
+  std::string unreported_death_;
 };
 
 // The answer to a minimal HTTP GET.

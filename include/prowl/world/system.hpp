@@ -65,6 +65,11 @@ class System {
   // and always for systems that cannot die. The explorer asks after a step that failed;
   // restoring the system (which restarts it) clears it.
   virtual std::string died() const { return {}; }
+  // A death this system found and recovered from by itself, which nothing has reported yet: a
+  // service that died between steps (killed from outside, or crashing after it answered) and was
+  // restarted by a restore. What ended it, as died() says it; taking it clears it. Empty when
+  // there is none.
+  virtual std::string take_unreported_death() { return {}; }
 
   // Called once before exploration: the current state becomes the initial state (savepoint 0).
   virtual Status begin() { return Status::ok(); }

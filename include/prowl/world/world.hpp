@@ -86,6 +86,9 @@ class World {
   // The first system that died by itself (System::died()), and what ended it; nullptr and "" when
   // every system works.
   std::pair<const System*, std::string> dead_system() const;
+  // The first system with a death it recovered from by itself and nobody reported
+  // (System::take_unreported_death()), and what ended it; nullptr and "" when none. Takes it.
+  std::pair<const System*, std::string> take_unreported_death();
 
   // kSnapshot mode only.
   Result<WorldSnapshot> save();

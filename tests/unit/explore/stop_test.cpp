@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -28,6 +29,7 @@ class MortalService final : public System {
   int value = 0;
   bool dead = false;
   bool broken = false;  // observing fails, but nothing died: an environment failure
+  bool dying = false;   // dies once idle after the step: nothing notices until a restore
 
   Capabilities capabilities() const override {
     return {.snapshot = true, .stack = false, .reset = true, .cheap = false, .portable = true};
@@ -50,9 +52,10 @@ class MortalService final : public System {
     snaps_.push_back(value);
     return static_cast<SnapshotHandle>(snaps_.size() - 1);
   }
+  std::string take_unreported_death() override { return std::exchange(unreported_, {}); }
   Status restore(SnapshotHandle h) override {
     value = snaps_[h];
-    dead = false;  // restarted
+    restart();
     return Status::ok();
   }
   void release(SnapshotHandle) override {}
@@ -63,12 +66,12 @@ class MortalService final : public System {
   }
   Status load(const SystemImagePtr& image) override {
     value = dynamic_cast<const Image&>(*image).value;
-    dead = false;
+    restart();
     return Status::ok();
   }
   Status reset() override {
     value = initial_;
-    dead = false;
+    restart();
     return Status::ok();
   }
 
@@ -76,8 +79,16 @@ class MortalService final : public System {
   struct Image final : SystemImage {
     int value = 0;
   };
+  // As a ProcessSystem's restore does: a service that died while idle is restarted, and what
+  // ended it is kept for take_unreported_death().
+  void restart() {
+    if (dying) unreported_ = "was killed by signal 9 (Killed)";
+    dying = false;
+    dead = false;
+  }
   int initial_ = 0;
   std::vector<int> snaps_;
+  std::string unreported_;
 };
 
 MortalService& service(World& w) { return static_cast<MortalService&>(w.system(0)); }
@@ -150,6 +161,58 @@ TEST_P(ServiceCrash, IsOneConfirmedFindingOfItsStepAndTheRunGoesOn) {
 
 INSTANTIATE_TEST_SUITE_P(Workers, ServiceCrash, ::testing::Values(1u, 2u));
 
+// A service that dies while idle after a step (it answered, then crashed, or something killed
+// it) and is found dead by the next restore, which restarts it: one finding, for the last step
+// that ran on it before the restore — which cannot know the culprit, so it is never confirmed.
+Model dying_model() {
+  Model model = mortal_model([](Step& s) {
+    service(s.world).dying = true;
+    return Outcome::ok("POST /crash -> 200");
+  });
+  model.action("dec")
+      .when([](const World& w, const Context&) { return service(w).value > 0; })
+      .run([](Step& s) {
+        --service(s.world).value;
+        return Outcome::ok("POST /dec -> 200");
+      });
+  return model;
+}
+
+TEST(IdleServiceDeath, IsOneFindingForTheLastStepBeforeTheRestoreThatFoundIt) {
+  Model model = dying_model();
+  Bfs bfs;
+  auto r = explore(model, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_EQ(r->findings.size(), 1u);
+  const Finding& f = r->findings[0];
+  EXPECT_EQ(f.kind, FindingKind::kServiceCrashed);
+  EXPECT_EQ(f.name, "svc");
+  // BFS runs state 2's actions back to back (inc, crash_at_2, dec) on the same service; the
+  // restore to state 3 finds it dead.
+  EXPECT_EQ(f.message,
+            "service 'svc' died after 'dec', between steps: was killed by signal 9 (Killed)");
+  EXPECT_FALSE(f.confirmed);
+  ASSERT_EQ(f.steps.size(), 3u);
+  EXPECT_EQ(f.steps[2].action, "dec");
+  EXPECT_EQ(f.steps[2].outcome, "ok");
+  EXPECT_EQ(f.steps[2].detail, "POST /dec -> 200");
+  EXPECT_EQ(r->stats.states, 4u);
+}
+
+TEST(IdleServiceDeath, IsOneFindingWithTwoWorkersToo) {
+  Model model = dying_model();
+  Bfs bfs;
+  Options options;
+  options.workers = 2;
+  auto r = explore(model, bfs, options);
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_EQ(r->findings[0].kind, FindingKind::kServiceCrashed);
+  EXPECT_NE(r->findings[0].message.find(", between steps: was killed by signal 9 (Killed)"),
+            std::string::npos)
+      << r->findings[0].message;
+}
+
 // A service that answers and then dies: the step succeeded, but the state after it cannot be
 // observed. That is the step's crash, not a failure of the run, nor an invariant's.
 TEST(ServiceCrash, AfterAnsweringIsTheStepsCrash) {
@@ -163,6 +226,7 @@ TEST(ServiceCrash, AfterAnsweringIsTheStepsCrash) {
   ASSERT_EQ(r->findings.size(), 1u);
   EXPECT_EQ(r->findings[0].kind, FindingKind::kServiceCrashed);
   EXPECT_TRUE(r->findings[0].confirmed);
+  EXPECT_EQ(r->findings[0].steps.back().outcome, "ok");
   EXPECT_EQ(r->findings[0].steps.back().detail, "POST /crash -> 200");
 }
 
