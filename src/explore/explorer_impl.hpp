@@ -192,6 +192,14 @@ struct Explorer::Impl {
     store.slot_of[s] = kNoSlot;
   }
 
+  // Whether an after-invariant that item.failures holds was not failing in s, the step's source:
+  // the step would be reported as breaking it.
+  bool breaks_invariant(const Executed& item, StateId s) const {
+    for (const auto& [i, msg] : item.failures) {
+      if (!violating[i].count(s)) return true;
+    }
+    return false;
+  }
   // Records that invariant i fails in state s; false if it was known.
   bool mark_violating(std::size_t i, StateId s, const std::string& message) {
     if (violating[i].empty()) ever_violated.push_back(i);
