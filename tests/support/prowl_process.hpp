@@ -19,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -254,6 +255,24 @@ inline std::string sqlite_dump(const std::string& path) {
   }
   dump += "user_version " + rows("PRAGMA user_version")[0][0] + "\n";
   return dump;
+}
+
+// Polls `done` every 10 ms until it holds or `timeout` has passed; whether it held. For what
+// another process does in its own time: a service that appears or dies, a file that is written.
+inline bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    if (done()) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+// The size of the file at `path`, 0 when there is none.
+inline std::uintmax_t file_size_or_zero(const std::string& path) {
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  return ec ? 0 : size;
 }
 
 // The prowl-copy* directories (worker copies) in `tmpdir`, the TMPDIR a run was given.

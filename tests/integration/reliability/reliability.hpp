@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <filesystem>
+#include <memory>
 #include <set>
 #include <string>
 #include <thread>
@@ -19,6 +21,7 @@ namespace prowl::testing {
 inline const std::string kProwl = PROWL_BIN;
 inline const std::string kShopApi = SHOP_API_BIN;
 inline const std::string kModels = RELIABILITY_MODELS;  // tests/integration/reliability/models
+inline const std::string kServices = kModels + "/../services";  // their helper programs
 
 // A finding as the report names it: kind, name and the step that broke it.
 using FindingKey = std::tuple<std::string, std::string, std::string>;
@@ -65,6 +68,52 @@ struct ShopScratch {
     std::filesystem::create_directories(out_dir);
     return std::make_unique<ProcessRun>(std::move(args), out_dir, dir.path(), env());
   }
+
+  // env() with `more` added, each replacing a variable of the same name (SHOP_PG_DSN for the
+  // PostgreSQL models, SHOP_API for a wrapper of the service).
+  std::vector<std::pair<std::string, std::string>> env_with(
+      const std::vector<std::pair<std::string, std::string>>& more) const {
+    auto all = env();
+    for (const auto& [key, value] : more) {
+      bool replaced = false;
+      for (auto& [k, v] : all) {
+        if (k == key) {
+          v = value;
+          replaced = true;
+        }
+      }
+      if (!replaced) all.emplace_back(key, value);
+    }
+    return all;
+  }
+  // `prowl ARGS...` in the scratch directory, with env_with(more).
+  std::unique_ptr<ProcessRun> start_with(
+      std::vector<std::string> args, const std::string& out_dir,
+      const std::vector<std::pair<std::string, std::string>>& more) const {
+    args.insert(args.begin(), kProwl);
+    std::filesystem::create_directories(out_dir);
+    return std::make_unique<ProcessRun>(std::move(args), out_dir, dir.path(), env_with(more));
+  }
+  // Creates the shop's database as its service does on first start: a one-level run of `model`
+  // (the SQLite file SHOP_DB, or the tables of the database SHOP_PG_DSN in `more`).
+  void create_db(const std::string& model = kModels + "/shop-long.yaml",
+                 const std::vector<std::pair<std::string, std::string>>& more = {}) const {
+    const std::string out = dir.file("create-db");
+    auto run = start_with({"explore", model, "--max-depth", "1", "--quiet"}, out, more);
+    const int code = run->code();
+    PROWL_CHECK(code == 0, "creating the shop's database failed (exit " + std::to_string(code) +
+                               "): " + run->err());
+  }
+  // The files prowl keeps beside the SQLite file: its lock and its recovery record.
+  std::string lock_file() const {
+    return std::filesystem::weakly_canonical(db).string() + ".prowl-lock";
+  }
+  std::string recovery_record() const {
+    return std::filesystem::weakly_canonical(db).string() + ".prowl-recovery";
+  }
+  // Services running on a SQLite file of this scratch: the one on `db` and those of worker
+  // copies in `tmp` (prowl itself names no database as "sqlite:PATH" on its command line).
+  std::vector<pid_t> services() const { return processes_with("sqlite:" + dir.path() + "/"); }
 };
 
 }  // namespace prowl::testing
