@@ -1,7 +1,9 @@
 #include "prowl/modelfile/http_model.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -65,6 +67,16 @@ Result<std::unique_ptr<World>> build_world(const std::shared_ptr<const ModelSpec
   // has the database open. (Copies for other workers live in temporary directories of their own.)
   std::map<std::string, std::shared_ptr<DatabaseGuard>> guards;
   if (copy == 0) {
+    // What runs that were killed left in the temporary directory goes first, whether or not this
+    // run makes copies of its own.
+    std::error_code ec;
+    const std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+    if (!ec) {
+      for (const std::string& name : detail::remove_stale_copies(tmp)) {
+        world->add_note(fmt::format("removed {}, a worker copy of a run that did not end",
+                                    (tmp / name).string()));
+      }
+    }
     for (const SystemSpec& system : spec->systems) {
       const auto* d = std::get_if<DatabaseSpec>(&system);
       if (d == nullptr) continue;

@@ -1,11 +1,15 @@
 // guard_postgres(): prowl's advisory lock on a PostgreSQL database, held by a connection of the
 // guard's own whose application_name names the run; and who holds it when it is taken.
 #include <libpq-fe.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -18,9 +22,16 @@ namespace prowl {
 namespace detail {
 namespace {
 
-// Who holds prowl's lock on the database conn is connected to, as a message; nullopt when
-// nobody does (any more).
-Result<std::optional<std::string>> holder_of(PGconn* conn, const std::string& database) {
+// Who holds prowl's lock: the message that names it, and whether it is a prowl process of this
+// machine that is gone (killed: the server has not yet noticed that its session ended).
+struct HeldBy {
+  std::string message;
+  bool gone = false;
+};
+
+// Who holds prowl's lock on the database conn is connected to; nullopt when nobody does (any
+// more).
+Result<std::optional<HeldBy>> holder_of(PGconn* conn, const std::string& database) {
   const std::string sql = fmt::format(
       "SELECT l.pid, a.application_name, coalesce(host(a.client_addr), '') "
       "FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid "
@@ -33,20 +44,24 @@ Result<std::optional<std::string>> holder_of(PGconn* conn, const std::string& da
     return Status::environment(fmt::format("{}: cannot tell which session holds prowl's lock: {}",
                                            database, result_message(r.get(), conn)));
   }
-  if (PQntuples(r.get()) == 0) return std::optional<std::string>();
+  if (PQntuples(r.get()) == 0) return std::optional<HeldBy>();
   const std::string backend = PQgetvalue(r.get(), 0, 0);
+  const std::string client = PQgetvalue(r.get(), 0, 2);
+  const bool local = client.empty() || client == "127.0.0.1" || client == "::1";
   if (!PQgetisnull(r.get(), 0, 1)) {
     if (auto holder = parse_holder_text(PQgetvalue(r.get(), 0, 1))) {
-      return std::optional<std::string>(fmt::format(
-          "{} is in use by another prowl run (pid {}, since {}); wait for it to end, or stop it",
-          database, holder->pid, holder->since));
+      const bool gone = local && ::kill(static_cast<pid_t>(holder->pid), 0) != 0 && errno == ESRCH;
+      return std::optional<HeldBy>(HeldBy{fmt::format("{} is in use by another prowl run (pid {}, "
+                                                      "since {}); wait for it to end, or stop it",
+                                                      database, holder->pid, holder->since),
+                                          gone});
     }
   }
-  const std::string client = PQgetvalue(r.get(), 0, 2);
-  return std::optional<std::string>(fmt::format(
-      "{} is in use by another prowl run (backend pid {}, client {}, which does not name itself "
-      "as prowl); wait for it to end, or stop it",
-      database, backend, client.empty() ? "on a local socket" : client));
+  return std::optional<HeldBy>(HeldBy{
+      fmt::format("{} is in use by another prowl run (backend pid {}, client {}, which does not "
+                  "name itself as prowl); wait for it to end, or stop it",
+                  database, backend, client.empty() ? "on a local socket" : client),
+      false});
 }
 
 }  // namespace
@@ -98,8 +113,11 @@ Result<std::shared_ptr<DatabaseGuard>> guard_postgres(const std::string& dsn) {
   const std::string sql =
       fmt::format("SELECT pg_try_advisory_lock({}, {})", detail::kLockKey1, detail::kLockKey2);
   bool locked = false;
-  // The holder may let go between the attempt and the question who it is: then try again.
-  for (int attempt = 0; attempt < 3 && !locked; ++attempt) {
+  // The holder may let go between the attempt and the question who it is: then try again. A
+  // prowl of this machine that was killed holds the lock until the server notices that its
+  // session ended, a moment later: wait for that, up to a few seconds.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (int unseen = 0; unseen < 3 && !locked;) {
     detail::PgResult r(PQexec(conn.get(), sql.c_str()));
     if (!detail::ok(r.get())) {
       return Status::environment(fmt::format("{}: cannot take prowl's lock: {}", database,
@@ -109,7 +127,14 @@ Result<std::shared_ptr<DatabaseGuard>> guard_postgres(const std::string& dsn) {
     if (locked) break;
     auto holder = detail::holder_of(conn.get(), database);
     if (!holder) return holder.status();
-    if (*holder) return Status::environment(**holder);
+    if (!*holder) {
+      ++unseen;
+      continue;
+    }
+    if (!(*holder)->gone || std::chrono::steady_clock::now() >= deadline) {
+      return Status::environment((*holder)->message);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (!locked) {
     return Status::environment(fmt::format(

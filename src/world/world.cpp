@@ -60,8 +60,17 @@ Status World::begin() {
   mode_ = all_snapshot ? RestoreMode::kSnapshot
                        : (all_stack ? RestoreMode::kStack : RestoreMode::kReset);
   portable_ = portable_ && mode_ == RestoreMode::kSnapshot;
-  for (auto& s : systems_) {
-    if (Status st = s->begin(); !st) return st;
+  // A begin that fails half-way ends the systems already begun, in order: they go back to where
+  // they were and drop what they hold for the run (a database's recovery record must not outlive
+  // a run that ended, or a later recovery would undo the user's changes since).
+  auto end_first = [&](std::size_t n) {
+    for (std::size_t k = 0; k < n; ++k) (void)systems_[k]->end();  // the first failure is the news
+  };
+  for (std::size_t k = 0; k < systems_.size(); ++k) {
+    if (Status st = systems_[k]->begin(); !st) {
+      end_first(k);
+      return st;
+    }
   }
   initial_handles_.assign(systems_.size(), 0);
   for (std::size_t i = 0; i < systems_.size(); ++i) {
@@ -69,7 +78,10 @@ Status World::begin() {
     // restoring a copy of its initial state.
     if (caps_[i].snapshot && !caps_[i].stack) {
       auto h = systems_[i]->save();
-      if (!h) return h.status();
+      if (!h) {
+        end_first(systems_.size());
+        return h.status();
+      }
       initial_handles_[i] = *h;
     }
   }

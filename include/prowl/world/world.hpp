@@ -75,6 +75,8 @@ class World {
   const System* first_not_portable() const;
 
   // Makes the current state (systems and context) the initial state. Call once before exploring.
+  // Begins the systems in the order they were added; when one fails, those already begun are
+  // ended (in order) before its Status is returned, as end() would have.
   Status begin();
   // Returns every system to the initial state and releases snapshots and savepoints.
   Status end();

@@ -276,6 +276,30 @@ TEST(World, EndsAResetModeWorldWithoutRestartingItsServices) {
   EXPECT_FALSE(w.context().has("k"));
 }
 
+// A system whose begin() fails, after others began: say a database whose recovery record must not
+// outlive the run.
+class FailingBegin final : public System {
+ public:
+  FailingBegin() : System("fails") {}
+  Capabilities capabilities() const override { return {true, true, true, false}; }
+  Status observe(Hasher&) const override { return Status::ok(); }
+  Status begin() override { return Status::environment("the service cannot be reached"); }
+};
+
+TEST(World, ABeginThatFailsEndsTheSystemsAlreadyBegun) {
+  int resets = 0, ends = 0;
+  World w;
+  w.emplace<CountingResetSystem>(&resets, &ends);
+  w.emplace<FailingBegin>();
+  const Status st = w.begin();
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.message(), "the service cannot be reached");
+  EXPECT_EQ(ends, 1);  // ended as end() would have
+  EXPECT_EQ(resets, 0);
+  EXPECT_TRUE(w.end());  // nothing begun: nothing more to end
+  EXPECT_EQ(ends, 1);
+}
+
 TEST(World, EndReturnsSnapshotSystemsToTheirInitialState) {
   World w;
   auto& a = w.emplace<FakeSystem>("a", testing::snapshot_caps(), 1);
