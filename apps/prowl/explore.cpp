@@ -2,6 +2,7 @@
 
 #include "commands.hpp"
 #include "prowl/cli/run_main.hpp"
+#include "prowl/core/escape.hpp"
 #include "prowl/modelfile/http_model.hpp"
 
 namespace prowl::app {
@@ -12,7 +13,7 @@ int run_model_file(CommandLine& command_line, const std::string& path, std::stri
   auto model = modelfile::load_model_file(path, {.resolve_env = !command_line.list_actions()});
   if (!model) {
     // "FILE:LINE:COL: message" first on the line, as compilers write it, for editors to jump to.
-    std::cerr << model.status().message() << '\n';
+    std::cerr << escape_lines(model.status().message()) << '\n';
     if (!hint.empty()) std::cerr << "  hint: " << hint << '\n';
     return model.status().exit_code();
   }

@@ -19,6 +19,7 @@
 
 #include "action_list.hpp"
 #include "prowl/cli/version.hpp"
+#include "prowl/core/escape.hpp"
 #include "prowl/core/interrupt.hpp"
 #include "prowl/explore/explorer.hpp"
 #include "prowl/report/console.hpp"
@@ -345,7 +346,7 @@ std::optional<int> CommandLine::Impl::parse(int argc, char** argv) {
 std::optional<int> CommandLine::Impl::read_trace() {
   auto read = trace::read_trace_file(trace_path);
   if (!read) {
-    std::cerr << read.status().message() << '\n';
+    std::cerr << escape_lines(read.status().message()) << '\n';
     return read.status().exit_code();
   }
   loaded_trace = std::move(*read);
@@ -400,7 +401,7 @@ std::optional<int> CommandLine::Impl::check_explore_flags() {
   Options probe;
   probe.time_limit = time_limit;
   probe.coverage_target = coverage_target;
-  if (Status st = probe.validate(); !st) return usage_error(st.message());
+  if (Status st = probe.validate(); !st) return usage_error(escape_lines(st.message()));
   return std::nullopt;
 }
 
@@ -409,13 +410,15 @@ int CommandLine::Impl::run(const Model& model) {
   if (command != MainCommand::kExplore) {
     PROWL_CHECK(loaded_trace.has_value(), "CommandLine::run() after a parse() that failed");
     if (Status valid = model.validate(); !valid) {
-      std::cerr << fmt::format("{}: {}\n", program, valid.message());
+      std::cerr << fmt::format("{}: {}\n", program, escape_lines(valid.message()));
       return kExitUsage;
     }
     detail::TraceCommand c{program, trace_path, *loaded_trace, output_path, own_options()};
-    return command == MainCommand::kReplay
-               ? detail::replay_trace_command(model, c, std::cout, std::cerr)
-               : detail::shrink_trace_command(model, c, std::cout, std::cerr);
+    const int code = command == MainCommand::kReplay
+                         ? detail::replay_trace_command(model, c, std::cout, std::cerr)
+                         : detail::shrink_trace_command(model, c, std::cout, std::cerr);
+    // Whatever a signal cut short (a service's start, a replay), the exit code says it was one.
+    return interrupts() > 0 ? interrupt_exit_code() : code;
   }
   return explore_model(model);
 }
@@ -427,7 +430,7 @@ int CommandLine::Impl::explore_model(const Model& model) {
     if (valid) return kExitOk;
   }
   if (!valid) {
-    std::cerr << fmt::format("{}: {}\n", program, valid.message());
+    std::cerr << fmt::format("{}: {}\n", program, escape_lines(valid.message()));
     return kExitUsage;
   }
   for (const auto& [name, w] : weights) {
@@ -443,20 +446,21 @@ int CommandLine::Impl::explore_model(const Model& model) {
   params.weights = weights;
   auto made = make_strategy(strategy, model, params);
   if (!made) {
-    std::cerr << fmt::format("{}: {}\n", program, made.status().message());
+    std::cerr << fmt::format("{}: {}\n", program, escape_lines(made.status().message()));
     return made.status().exit_code();
   }
 
   // Checked before exploring: a directory that cannot be made should not cost a whole run.
   if (!trace_dir.empty()) {
     if (Status st = detail::create_trace_dir(trace_dir); !st) {
-      std::cerr << fmt::format("{}: {}\n", program, st.message());
+      std::cerr << fmt::format("{}: {}\n", program, escape_lines(st.message()));
       return st.exit_code();
     }
   }
   bool report_to_stdout = false;
   for (const ReportSpec& spec : reports) {
-    if (Status st = check_report_destination(spec); !st) return usage_error(st.message());
+    if (Status st = check_report_destination(spec); !st)
+      return usage_error(escape_lines(st.message()));
     report_to_stdout = report_to_stdout || spec.to_stdout();
   }
   // A report on standard output has it to itself: the console report goes to standard error.
@@ -486,7 +490,7 @@ int CommandLine::Impl::explore_model(const Model& model) {
   int code = kExitOk;
   const RunReport* report = result ? &*result : explorer.partial_report();
   if (!result) {
-    std::cerr << fmt::format("{}: {}\n", program, result.status().message());
+    std::cerr << fmt::format("{}: {}\n", program, escape_lines(result.status().message()));
     code = result.status().exit_code();
   } else {
     code = result->findings.empty() ? kExitOk : kExitFindings;
@@ -501,7 +505,7 @@ int CommandLine::Impl::explore_model(const Model& model) {
   // interrupted, and the traces of what was found.
   for (const ReportSpec& spec : reports) {
     if (Status st = write_report(spec, *report); !st) {
-      std::cerr << fmt::format("{}: {}\n", program, st.message());
+      std::cerr << fmt::format("{}: {}\n", program, escape_lines(st.message()));
       if (code < kExitUsage) code = st.exit_code();
       continue;
     }
@@ -512,7 +516,7 @@ int CommandLine::Impl::explore_model(const Model& model) {
   if (!trace_dir.empty()) {
     auto paths = detail::write_finding_traces(*report, trace_dir, own_options());
     if (!paths) {
-      std::cerr << fmt::format("{}: {}\n", program, paths.status().message());
+      std::cerr << fmt::format("{}: {}\n", program, escape_lines(paths.status().message()));
       if (code < kExitUsage) code = paths.status().exit_code();
     } else if (!quiet) {
       for (std::size_t i = 0; i < paths->size(); ++i) {

@@ -101,12 +101,12 @@ std::optional<int> prepare(const Model& model, const TraceCommand& c, std::ostre
                            Prepared& p) {
   auto steps = trace_to_steps(c.trace, model, c.path);
   if (!steps) {
-    err << steps.status().message() << '\n';
+    err << escape_lines(steps.status().message()) << '\n';
     return steps.status().exit_code();
   }
   auto recorded = recorded_failure(c.trace, c.path);
   if (!recorded) {
-    err << recorded.status().message() << '\n';
+    err << escape_lines(recorded.status().message()) << '\n';
     return recorded.status().exit_code();
   }
   p.steps = std::move(*steps);
@@ -116,7 +116,7 @@ std::optional<int> prepare(const Model& model, const TraceCommand& c, std::ostre
   auto world = model.make_world();
   Status st = world ? (*world)->begin() : world.status();
   if (!st) {
-    err << fmt::format("{}: {}\n", c.program, st.message());
+    err << fmt::format("{}: {}\n", c.program, escape_lines(st.message()));
     return st.exit_code();
   }
   p.world = std::move(*world);
@@ -132,7 +132,7 @@ std::optional<int> replay(const Model& model, const TraceCommand& c, Prepared& p
   Replayer replayer(model, *p.world);
   auto r = replayer.run(steps, /*keep_going=*/true);
   if (!r) {
-    err << fmt::format("{}: {}\n", c.program, r.status().message());
+    err << fmt::format("{}: {}\n", c.program, escape_lines(r.status().message()));
     return r.status().exit_code();
   }
   result = std::move(*r);
@@ -151,7 +151,7 @@ std::optional<int> replay(const Model& model, const TraceCommand& c, Prepared& p
 // Ends the world, returning it to its initial state; `code` unless that fails.
 int finish(const TraceCommand& c, Prepared& p, std::ostream& err, int code) {
   if (Status st = p.world->end(); !st) {
-    err << fmt::format("{}: {}\n", c.program, st.message());
+    err << fmt::format("{}: {}\n", c.program, escape_lines(st.message()));
     return st.exit_code();
   }
   return code;
@@ -216,6 +216,12 @@ int shrink_trace_command(const Model& model, const TraceCommand& c, std::ostream
   write_intro(out, c, p);
   ReplayResult r;
   if (auto code = replay(model, c, p, p.steps, true, out, err, r)) return finish(c, p, err, *code);
+  if (r.interrupted) {
+    write_steps(out, r);
+    out << fmt::format("\ninterrupted by {} before the trace was replayed: nothing was shrunk\n",
+                       signal_name(interrupt_signal()));
+    return finish(c, p, err, interrupt_exit_code());
+  }
   const ReplayFailure* target = p.recorded   ? r.find(p.recorded->kind, p.recorded->name)
                                 : r.failed() ? &r.failures.front()
                                              : nullptr;
@@ -241,7 +247,7 @@ int shrink_trace_command(const Model& model, const TraceCommand& c, std::ostream
                        p.steps.begin() + static_cast<std::ptrdiff_t>(target->after_steps));
   auto shrunk = shrink(model, *p.world, finding);
   if (!shrunk) {
-    err << fmt::format("{}: {}\n", c.program, shrunk.status().message());
+    err << fmt::format("{}: {}\n", c.program, escape_lines(shrunk.status().message()));
     return finish(c, p, err, shrunk.status().exit_code());
   }
   // One last replay gives each remaining step its outcome and detail, and the failure's message.
@@ -267,7 +273,7 @@ int shrink_trace_command(const Model& model, const TraceCommand& c, std::ostream
   write_steps(out, r);
   const std::string path = c.output.empty() ? trace::shrunk_trace_path(c.path) : c.output;
   if (Status st = trace::write_trace_file(path, shrunk_trace); !st) {
-    err << fmt::format("{}: {}\n", c.program, st.message());
+    err << fmt::format("{}: {}\n", c.program, escape_lines(st.message()));
     return finish(c, p, err, st.exit_code());
   }
   out << fmt::format("\nshrunk trace written to {}\n", path);

@@ -54,6 +54,10 @@ void install_interrupt_handlers() {
   // read or a write.
   action.sa_flags = SA_RESTART;
   for (int sig : kSignals) ::sigaction(sig, &action, nullptr);
+  // A report written to a pipe whose reader has gone (`prowl explore ... --report json:- | head`)
+  // fails with EPIPE instead of killing prowl before it restores the systems. (Services prowl
+  // starts get the default back before they exec.)
+  ::signal(SIGPIPE, SIG_IGN);
 }
 
 int interrupts() { return g_count.load(std::memory_order_relaxed); }

@@ -76,12 +76,32 @@ Status Explorer::Impl::init() {
 
 Status Explorer::Impl::replay_edge(StateId from, ActionId a, StateId to) {
   Outcome out = exec->run(a, [&] { return step_rng(from, a); });
+  // A service that died while the step was replayed: that step's crash (run_pair reports it).
+  auto died = [&] {
+    Executed crash;
+    crash.pair = {from, a};
+    crash.kind = out.kind;
+    crash.detail = out.detail;
+    if (!detail::detect_crash(*world, model, a, crash)) return false;
+    replay_crash = std::move(crash);
+    return true;
+  };
   if (out.kind == Outcome::Kind::kError || out.kind == Outcome::Kind::kSkipped) {
+    if (out.kind == Outcome::Kind::kError && died()) {
+      return Status::internal(
+          fmt::format("a service died while '{}' was replayed", model.actions()[a].name));
+    }
     return Status::internal(fmt::format("replaying '{}' failed: {}", model.actions()[a].name,
                                         out.message.empty() ? "skipped" : out.message));
   }
   Fingerprint fp;
-  if (Status st = exec->fingerprint(facts_of(to), fp); !st) return st;
+  if (Status st = exec->fingerprint(facts_of(to), fp); !st) {
+    if (died()) {
+      return Status::internal(
+          fmt::format("a service died while '{}' was replayed", model.actions()[a].name));
+    }
+    return st;
+  }
   if (!(fp == graph->fingerprint(to))) {
     return Status::internal(fmt::format(
         "replaying '{}' reached a different state than the first time: the system or the action "
@@ -167,6 +187,11 @@ Result<Finding> Explorer::Impl::materialize(const Pending& p) {
   } else {
     const int before = interrupts();
     auto ok = confirm(model, *world, f);
+    if (!ok && interrupts() != before) {
+      // A signal cut the replay short (a reset request, a service restart).
+      f.unconfirmed = "interrupted while it was replayed";
+      return f;
+    }
     if (!ok) return ok.status();
     f.confirmed = *ok;
     if (!f.confirmed) {
@@ -177,7 +202,9 @@ Result<Finding> Explorer::Impl::materialize(const Pending& p) {
     }
   }
   if (options.shrink && f.confirmed && may_replay()) {
-    auto shrunk = shrink(model, *world, f);
+    // Shrinking stops with the grace period, keeping the shortest sequence found by then.
+    auto shrunk = shrink(model, *world, f, [this] { return may_replay(); });
+    if (!shrunk && interrupts() > 0) return f;
     if (!shrunk) return shrunk.status();
     if (shrunk->size() < f.steps.size()) {
       f.shrunk_from = f.steps.size();
@@ -191,7 +218,9 @@ Result<Finding> Explorer::Impl::materialize(const Pending& p) {
   // that step is not the one that failed.
   Replayer replayer(model, *world);
   auto r = replayer.run(f.steps, /*keep_going=*/true);
+  if (!r && interrupts() > 0) return f;
   if (!r) return r.status();
+  if (r->interrupted) return f;  // a second signal: the steps keep what is known of them
   const std::size_t replayed =
       f.confirmed || p.source == kNoState ? f.steps.size() : f.steps.size() - 1;
   for (std::size_t i = 0; i < r->executed.size() && i < replayed; ++i) {
@@ -271,6 +300,17 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
     return Status::ok();
   }
   if (Status st = restore_image(s) ? Status::ok() : planner->go_to(s); !st) {
+    planner->invalidate();
+    // A signal cut the restore short (a service restarted, a step replayed): the pick is
+    // abandoned, and the run stops at the next limit check.
+    if (interrupts() > 0) return Status::ok();
+    // A service died while a step on the path to s was replayed: that step's crash.
+    if (replay_crash) {
+      note_crash(*replay_crash);
+      replay_crash.reset();
+      if (observing) strategy.observe(*graph, {pick, kNoState, false, true});
+      return Status::ok();
+    }
     if (st.code() != StatusCode::kInternal) return st;
     // The path to s did not replay the same way: report that path (its last action names the
     // finding; the message names the step that diverged) and leave s.
@@ -282,9 +322,15 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
   }
   note_idle_death(*world, last_step);
   if (exec->has_before()) {
-    exec->check(true, [&](std::size_t i, const std::string& msg) {
-      if (note_before(i, s, msg)) item.violation = true;
-    });
+    before_scratch.clear();
+    exec->check(
+        true, [&](std::size_t i, const std::string& msg) { before_scratch.emplace_back(i, msg); });
+    // A check whose request a signal cut short says nothing about the system.
+    if (interrupts() == 0) {
+      for (const auto& [i, msg] : before_scratch) {
+        if (note_before(i, s, msg)) item.violation = true;
+      }
+    }
   }
   Outcome out = exec->run(a, [&] { return step_rng(s, a); });
   if (out.kind == Outcome::Kind::kSkipped) {
@@ -329,6 +375,12 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
       item.fp = h.finish();
     }
   } else if (Status st = exec->fingerprint(target_facts, item.fp); !st) {
+    if (interrupts() > 0) {
+      // The observation's request was cut short: nothing to add, the run is stopping.
+      item.error = true;
+      planner->invalidate();
+      return Status::ok();
+    }
     // A service that died answering (or right after) cannot be observed: that is the finding.
     if (!detail::detect_crash(*world, model, a, item)) return st;
     item.error = true;
@@ -341,6 +393,8 @@ Status Explorer::Impl::run_pair(Pair pick, bool batch, Executed& item) {
   if (!batch && exec->has_after()) {
     exec->check(false,
                 [&](std::size_t i, const std::string& msg) { item.failures.emplace_back(i, msg); });
+    // Checks whose requests a signal cut short say nothing about the system.
+    if (interrupts() > 0) item.failures.clear();
     // Invariants that fail because the service died while they were checked are not findings of
     // their own. Asked only when one would be a new finding (it held before the step): a state
     // that already violates an invariant keeps failing it, and asking costs a look at /proc.
@@ -603,7 +657,11 @@ Status Explorer::Impl::run_one(Clock::time_point start, Termination& termination
 
 Result<RunReport> Explorer::Impl::run() {
   Result<RunReport> report = explore_and_report();
-  if (!report) partial = partial_report(report.status());
+  if (!report) {
+    // The data goes back before anything is reported (as for a run that did not fail).
+    if (world) (void)world->end();
+    partial = partial_report(report.status());
+  }
   return report;
 }
 
@@ -639,8 +697,11 @@ RunReport Explorer::Impl::report_header(Termination termination) {
   }
   for (const auto& c : coverage) {
     if (c.executed == 0) {
-      warnings.push_back(fmt::format("action '{}' never ran{}", c.name,
-                                     c.enabled == 0 ? " (it was never enabled)" : ""));
+      std::string w = fmt::format("action '{}' never ran{}", c.name,
+                                  c.enabled == 0 ? " (it was never enabled)" : "");
+      if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) {
+        warnings.push_back(std::move(w));
+      }
     }
   }
   return report;
@@ -649,8 +710,16 @@ RunReport Explorer::Impl::report_header(Termination termination) {
 RunReport Explorer::Impl::partial_report(const Status& failure) {
   RunReport report = report_header(Termination::kError);
   report.error = failure.message();
+  // The findings materialized before the failure keep what their replays showed; the rest are
+  // reported as they were found.
+  report.findings = std::move(materialized);
   if (graph) {
+    std::size_t done = report.findings.size();
     for (const auto& [key, p] : pending) {
+      if (done > 0) {
+        --done;
+        continue;
+      }
       Finding f = finding_of(p);
       f.unconfirmed = "the run failed before it could be replayed";
       report.findings.push_back(std::move(f));
@@ -703,8 +772,9 @@ Result<RunReport> Explorer::Impl::explore_and_report() {
                       "initial state; it is reported unconfirmed",
                       f->name));
     }
-    report.findings.push_back(std::move(*f));
+    materialized.push_back(std::move(*f));
   }
+  report.findings = std::move(materialized);
   std::stable_sort(report.findings.begin(), report.findings.end(),
                    [](const Finding& x, const Finding& y) {
                      if (x.severity != y.severity) return x.severity < y.severity;

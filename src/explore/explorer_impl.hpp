@@ -258,6 +258,12 @@ struct Explorer::Impl {
     for (std::size_t a = 0; a < sampled.size(); ++a) sampled[a] = sampled[a] || ex.drew(a);
   }
   detail::Clock::time_point started;
+  // A crash found while replaying a step on the path to a picked state (replay_edge), for
+  // run_pair to report.
+  std::optional<Executed> replay_crash;
+  // The findings made into reports so far, in the order of `pending`.
+  std::vector<Finding> materialized;
+  std::vector<std::pair<std::size_t, std::string>> before_scratch;
   // When the run first saw an interrupt (Clock::time_point{} until then).
   detail::Clock::time_point interrupted_at{};
   // Whether findings may still be replayed: no interrupt, or one within the grace period.

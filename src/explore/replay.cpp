@@ -1,5 +1,8 @@
 #include "prowl/explore/replay.hpp"
 
+#include <chrono>
+#include <thread>
+
 #include <fmt/format.h>
 
 #include "executor.hpp"
@@ -26,14 +29,22 @@ Result<ReplayResult> Replayer::run(std::span<const TraceStep> steps, bool keep_g
 
   // Every invariant, whatever its timing, is checked on every state the replay reaches: a
   // "before" invariant that fails on a state fails before the next step.
+  // A check whose request a signal cut short says nothing about the system: its failures are
+  // dropped, and the replay stops (ReplayResult::interrupted).
+  const int interrupted_before = interrupts();
   auto check_state = [&](std::size_t after_steps) {
     const auto& invs = model.invariants();
+    const std::size_t known = result.failures.size();
     for (bool before : {false, true}) {
       exec.check(before, [&](std::size_t i, const std::string& msg) {
         if (before && invs[i].after()) return;  // already checked with the "after" ones
         result.failures.push_back(
             {FindingKind::kInvariant, invs[i].name, invs[i].severity, msg, after_steps});
       });
+    }
+    if (interrupts() != interrupted_before) {
+      result.failures.resize(known);
+      result.interrupted = true;
     }
   };
 
@@ -49,7 +60,6 @@ Result<ReplayResult> Replayer::run(std::span<const TraceStep> steps, bool keep_g
     return true;
   };
 
-  const int interrupted_before = interrupts();
   check_state(0);
   for (std::size_t i = 0; i < steps.size() && (keep_going || !result.failed()); ++i) {
     if (interrupts() != interrupted_before) {
@@ -119,10 +129,22 @@ Result<bool> confirm(const Model& model, World& world, const Finding& finding) {
   Replayer replayer(model, world);
   auto r = replayer.run(finding.steps, /*keep_going=*/true);
   if (!r) return r.status();
-  return r->error.empty() && r->find(finding.kind, finding.name, finding.steps.size()) != nullptr;
+  if (!r->error.empty() || r->interrupted) return false;
+  if (r->find(finding.kind, finding.name, finding.steps.size()) != nullptr) return true;
+  if (finding.kind != FindingKind::kServiceCrashed || world.cheap()) return false;
+  // A service that answers and then dies may still be going down when the last step returns
+  // (the exploration saw it die while observing the state after it): give it a moment.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto [system, why] = world.dead_system();
+    if (system != nullptr) return system->name() == finding.name;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
 }
 
-Result<std::vector<TraceStep>> shrink(const Model& model, World& world, const Finding& finding) {
+Result<std::vector<TraceStep>> shrink(const Model& model, World& world, const Finding& finding,
+                                      const std::function<bool()>& go_on) {
   Replayer replayer(model, world);
   std::vector<TraceStep> best = finding.steps;
   // Returns whether the candidate fails the same way; if so, truncates it at the failure.
@@ -136,7 +158,7 @@ Result<std::vector<TraceStep>> shrink(const Model& model, World& world, const Fi
   };
   const int interrupted_before = interrupts();
   std::size_t n = 2;
-  while (best.size() >= 2 && interrupts() == interrupted_before) {
+  while (best.size() >= 2 && interrupts() == interrupted_before && (!go_on || go_on())) {
     const std::size_t chunk = (best.size() + n - 1) / n;
     bool reduced = false;
     for (std::size_t start = 0; start < best.size(); start += chunk) {
@@ -145,7 +167,8 @@ Result<std::vector<TraceStep>> shrink(const Model& model, World& world, const Fi
       for (std::size_t i = 0; i < best.size(); ++i) {
         if (i < start || i >= start + chunk) candidate.push_back(best[i]);
       }
-      if (interrupts() != interrupted_before) break;  // the best so far stands
+      // The best so far stands.
+      if (interrupts() != interrupted_before || (go_on && !go_on())) break;
       auto ok = test(candidate);
       if (!ok) return ok.status();
       if (*ok) {

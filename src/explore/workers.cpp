@@ -463,12 +463,16 @@ Status Explorer::Impl::Workers::step(Worker& w, ActionId a) {
   if (w.at != s) {
     ++w.loads;
     w.at = kNoState;
-    if (Status st = w.world->load(*w.source_image); !st) return st;
+    if (Status st = w.world->load(*w.source_image); !st) {
+      // A signal cut the load short (a service restarted): the pair is abandoned.
+      return interrupts() > 0 ? Status::ok() : st;
+    }
     w.at = s;
   }
   detail::Executor& ex = *w.exec;
   if (ex.has_before()) {
     ex.check(true, [&](std::size_t i, const std::string& msg) { w.before.emplace_back(i, msg); });
+    if (interrupts() > 0) w.before.clear();  // checks a signal cut short say nothing
   }
   Outcome out = ex.run(a, [&] { return x.step_rng_at(w.source_fp, a); });
   if (out.kind == Outcome::Kind::kSkipped) return Status::ok();  // the world is still at s
@@ -499,11 +503,16 @@ Status Explorer::Impl::Workers::step(Worker& w, ActionId a) {
     target_facts = item.facts;
   }
   if (Status st = ex.fingerprint(target_facts, item.fp); !st) {
+    if (interrupts() > 0) {
+      item.ran = false;  // the observation was cut short: abandoned
+      return Status::ok();
+    }
     return crashed() ? Status::ok() : st;
   }
   if (ex.has_after()) {
     ex.check(false,
              [&](std::size_t i, const std::string& msg) { item.failures.emplace_back(i, msg); });
+    if (interrupts() > 0) item.failures.clear();  // checks a signal cut short say nothing
   }
   return Status::ok();
 }

@@ -274,6 +274,26 @@ Status Parser::resolve_sqlite_paths() {
       d->path = r_.absolute(d->path);
     }
   }
+  // A service given a database file that no sqlite system restores would keep every change the
+  // exploration made to it: that file would be the user's, changed for good.
+  for (const SystemSpec& s : spec_.systems) {
+    const auto* p = std::get_if<ProcessSpec>(&s);
+    if (p == nullptr || p->options.db.empty() || p->db_copy) continue;
+    const bool restored =
+        std::any_of(spec_.systems.begin(), spec_.systems.end(), [&](const SystemSpec& other) {
+          const auto* d = std::get_if<DatabaseSpec>(&other);
+          return d != nullptr && d->type == "sqlite" && d->path == p->options.db;
+        });
+    if (!restored) {
+      return r_.error(
+          p->pos,
+          fmt::format("system '{}' gives its service the file {} (db:), but no sqlite system "
+                      "restores it: every change the exploration made would stay in it",
+                      p->name, p->options.db),
+          "add a system - {type: sqlite} (its path is this db), or db_copy: true to work on a "
+          "private copy of the file");
+    }
+  }
   return Status::ok();
 }
 

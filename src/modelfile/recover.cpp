@@ -11,7 +11,7 @@
 
 namespace prowl::modelfile {
 
-Result<std::vector<std::string>> recover(const ModelSpec& spec) {
+Result<std::vector<std::string>> recover(const ModelSpec& spec, bool force) {
   PROWL_CHECK(
       !spec.list_only,
       fmt::format("model file {} was read for listing only: it cannot be recovered", spec.file));
@@ -19,7 +19,9 @@ Result<std::vector<std::string>> recover(const ModelSpec& spec) {
   for (const SystemSpec& system : spec.systems) {
     const auto* d = std::get_if<DatabaseSpec>(&system);
     if (d == nullptr) continue;
-    auto guard = d->type == "sqlite" ? guard_sqlite(d->path) : guard_postgres(d->dsn);
+    const GuardOptions options{.force_recovery = force};
+    auto guard =
+        d->type == "sqlite" ? guard_sqlite(d->path, options) : guard_postgres(d->dsn, options);
     if (!guard) return guard.status();
     if (!(*guard)->recovered().empty()) done.push_back((*guard)->recovered());
   }

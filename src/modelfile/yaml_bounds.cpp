@@ -99,10 +99,10 @@ class Counter final : public YAML::EventHandler {
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {}
 
-  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { scalar(mark, anchor); }
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { scalar(mark, anchor, 0); }
   void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
-                const std::string&) override {
-    scalar(mark, anchor);
+                const std::string& value) override {
+    scalar(mark, anchor, value.size());
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     seen();
@@ -112,7 +112,7 @@ class Counter final : public YAML::EventHandler {
                  "this alias names a node that contains it: its expansion would never end"};
     }
     const Anchored& a = anchors_[anchor];
-    add(mark, a.nodes, /*alias=*/true);
+    add(mark, a.nodes, a.bytes, /*alias=*/true);
     reach(mark, open_.size() + a.height);
   }
 
@@ -130,24 +130,35 @@ class Counter final : public YAML::EventHandler {
  private:
   struct Open {
     std::uint64_t nodes_before = 0;  // total_ before this collection
+    std::uint64_t bytes_before = 0;  // bytes_ before this collection
     std::size_t level = 0;
     std::size_t deepest = 0;  // the deepest level inside it so far
     YAML::anchor_t anchor = YAML::NullAnchor;
   };
   struct Anchored {
     std::uint64_t nodes = 0;
+    std::uint64_t bytes = 0;  // of its scalars, aliases expanded
     std::size_t height = 0;
     bool done = false;  // false while its collection is open
   };
 
   void seen() { text_.event(); }
-  void add(const YAML::Mark& mark, std::uint64_t nodes, bool alias) {
+  void add(const YAML::Mark& mark, std::uint64_t nodes, std::uint64_t bytes, bool alias) {
     total_ += nodes;
-    if (total_ <= kMaxModelNodes) return;
-    throw Stop{
-        pos_of(mark),
-        alias ? fmt::format("aliases expand the document to more than {} nodes", kMaxModelNodes)
-              : fmt::format("the document has more than {} nodes", kMaxModelNodes)};
+    bytes_ += bytes;
+    if (total_ > kMaxModelNodes) {
+      throw Stop{pos_of(mark),
+                 alias ? fmt::format("aliases expand the document to more than {} "
+                                     "nodes",
+                                     kMaxModelNodes)
+                       : fmt::format("the document has more than {} nodes", kMaxModelNodes)};
+    }
+    // A few large scalars repeated by aliases are few nodes but much text to copy.
+    if (bytes_ > kMaxModelExpandedBytes) {
+      throw Stop{pos_of(mark), fmt::format("aliases expand the document to more than {} MiB of "
+                                           "text",
+                                           kMaxModelExpandedBytes >> 20)};
+    }
   }
   // A collection at `level` (an expanded alias's deepest one) lies inside every open one.
   void reach(const YAML::Mark& mark, std::size_t level) {
@@ -161,26 +172,28 @@ class Counter final : public YAML::EventHandler {
     if (anchor >= anchors_.size()) anchors_.resize(anchor + 1);
     return anchors_[anchor];
   }
-  void scalar(const YAML::Mark& mark, YAML::anchor_t anchor) {
+  void scalar(const YAML::Mark& mark, YAML::anchor_t anchor, std::size_t size) {
     seen();
-    add(mark, 1, /*alias=*/false);
-    if (anchor != YAML::NullAnchor) anchored(anchor) = {1, 0, true};
+    add(mark, 1, size, /*alias=*/false);
+    if (anchor != YAML::NullAnchor) anchored(anchor) = {1, size, 0, true};
   }
   void start(const YAML::Mark& mark, YAML::anchor_t anchor) {
     seen();
     const std::size_t level = open_.size() + 1;
     reach(mark, level);
     const std::uint64_t before = total_;
-    add(mark, 1, /*alias=*/false);
-    if (anchor != YAML::NullAnchor) anchored(anchor) = {0, 0, false};
-    open_.push_back({before, level, level, anchor});
+    const std::uint64_t bytes_before = bytes_;
+    add(mark, 1, 0, /*alias=*/false);
+    if (anchor != YAML::NullAnchor) anchored(anchor) = {0, 0, 0, false};
+    open_.push_back({before, bytes_before, level, level, anchor});
   }
   void end() {
     text_.event();
     const Open o = open_.back();
     open_.pop_back();
     if (o.anchor != YAML::NullAnchor) {
-      anchored(o.anchor) = {total_ - o.nodes_before, o.deepest - o.level + 1, true};
+      anchored(o.anchor) = {total_ - o.nodes_before, bytes_ - o.bytes_before,
+                            o.deepest - o.level + 1, true};
     }
     if (!open_.empty()) open_.back().deepest = std::max(open_.back().deepest, o.deepest);
   }
@@ -189,6 +202,7 @@ class Counter final : public YAML::EventHandler {
   std::vector<Open> open_;
   std::vector<Anchored> anchors_;  // by yaml-cpp's anchor id
   std::uint64_t total_ = 0;        // nodes so far, aliases expanded
+  std::uint64_t bytes_ = 0;        // bytes of scalars so far, aliases expanded
 };
 
 }  // namespace

@@ -84,7 +84,8 @@ bool postgres_guard_covers(const DatabaseGuard& guard, PGconn* conn) {
 
 }  // namespace detail
 
-Result<std::shared_ptr<DatabaseGuard>> guard_postgres(const std::string& dsn) {
+Result<std::shared_ptr<DatabaseGuard>> guard_postgres(const std::string& dsn,
+                                                      GuardOptions /*options*/) {
   using detail::PostgresEntry;
   const std::string database = fmt::format("postgres '{}'", redact_dsn(dsn));
   // The DSN's own connect_timeout wins over the default; prowl's application_name wins over the

@@ -251,6 +251,11 @@ Status ProcessSystem::end() {
 }
 
 Status ProcessSystem::reset() {
+  // A service that died by itself while idle (a restore in reset mode is a restart): keep what
+  // ended it for the run to report, as revive() does.
+  if (child_ && !child_->reported && (child_->reaped ? child_->unexpected : child_->exited())) {
+    unreported_death_ = died();
+  }
   stop();
   return start();
 }

@@ -40,6 +40,9 @@ inline std::uint32_t schema_cookie(const unsigned char* data, std::int64_t size)
 Status write_sqlite_record(const DatabaseGuard& guard, const unsigned char* data,
                            std::int64_t size);
 Status remove_sqlite_record(const DatabaseGuard& guard);
+// Marks the record as belonging to a run that is alive now (its modification time): a recovery
+// refuses to undo changes made to the database after a dead run's last sign of life.
+void touch_sqlite_record(const DatabaseGuard& guard);
 // Whether guard is a SQLite guard on the database at path.
 bool sqlite_guard_covers(const DatabaseGuard& guard, const std::string& path);
 

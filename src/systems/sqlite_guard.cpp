@@ -10,7 +10,9 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -150,6 +152,10 @@ struct Record {
   Holder holder;
   std::string host;
   std::string image;
+  bool has_file = false;  // the database file's identity when the record was written
+  unsigned long long dev = 0;
+  unsigned long long ino = 0;
+  std::time_t heartbeat = 0;  // the record's modification time: the run's last sign of life
 };
 
 // The record at entry.record_path; a Status naming the file when it cannot be read.
@@ -162,9 +168,12 @@ Result<Record> read_record(const SqliteEntry& entry) {
         entry.path, entry.record_path, why, entry.record_path));
   };
   std::string data;
+  std::time_t heartbeat = 0;
   {
     const int fd = ::open(entry.record_path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return unreadable(errno_text(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) == 0) heartbeat = st.st_mtime;
     char buffer[65536];
     ssize_t n;
     while ((n = ::read(fd, buffer, sizeof buffer)) != 0) {
@@ -208,6 +217,14 @@ Result<Record> read_record(const SqliteEntry& entry) {
       has_size = true;
     } else if (name == "hash") {
       hash = value;
+    } else if (name == "file") {
+      unsigned long long dev = 0, ino = 0;
+      if (std::sscanf(value.c_str(), "%llu:%llu", &dev, &ino) != 2) {
+        return unreadable("bad file line");
+      }
+      record.dev = dev;
+      record.ino = ino;
+      record.has_file = true;
     }
   }
   if (record.holder.pid == 0 || !has_size || hash.empty()) return unreadable("incomplete header");
@@ -216,6 +233,7 @@ Result<Record> read_record(const SqliteEntry& entry) {
         fmt::format("truncated: {} bytes of a {} byte image", data.size() - pos, size));
   }
   record.image = data.substr(pos);
+  record.heartbeat = heartbeat;
   Hasher hasher;
   hasher.add_bytes(record.image.data(), record.image.size());
   if (hasher.finish().hex() != hash) return unreadable("its image does not match its hash");
@@ -265,12 +283,49 @@ Status write_image_back(const SqliteEntry& entry, const std::string& image) {
   return Status::ok();
 }
 
-// Puts back the content a record holds and removes it; the line that says so.
-Result<std::string> recover(const SqliteEntry& entry) {
+// The latest modification of the database (the file, or its WAL).
+std::time_t last_change(const std::string& path) {
+  std::time_t latest = 0;
+  for (const std::string& p : {path, path + "-wal"}) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0) latest = std::max(latest, st.st_mtime);
+  }
+  return latest;
+}
+
+// Puts back the content a record holds and removes it; the line that says so. Unless `force`,
+// refuses when the file is not the one the record was written for, or was changed after the run
+// that left it stopped showing signs of life: putting the old content back would undo someone's
+// work since.
+Result<std::string> recover(const SqliteEntry& entry, bool force) {
   auto record = read_record(entry);
   if (!record) return record.status();
   struct stat st {};
-  if (::stat(entry.canonical.c_str(), &st) != 0) {
+  const bool exists = ::stat(entry.canonical.c_str(), &st) == 0;
+  auto refuse = [&](const std::string& why) {
+    return Status::environment(fmt::format(
+        "sqlite '{}': a run of pid {} (begun {}) did not end and left the recovery record {}, "
+        "but {}: putting back the content from before that run would undo those changes. To put "
+        "it back anyway: prowl recover --force MODEL; to keep the database as it is: rm '{}'",
+        entry.path, record->holder.pid, record->holder.since, entry.record_path, why,
+        entry.record_path));
+  };
+  if (!force && exists && record->has_file &&
+      (static_cast<unsigned long long>(st.st_dev) != record->dev ||
+       static_cast<unsigned long long>(st.st_ino) != record->ino)) {
+    return refuse("the database file was replaced since");
+  }
+  // The run's service may write a little after its last sign of life (the heartbeat comes with
+  // each observation): a few seconds of slack.
+  constexpr std::time_t kSlack = 3;
+  if (const std::time_t changed = last_change(entry.canonical);
+      !force && exists && record->heartbeat > 0 && changed > record->heartbeat + kSlack) {
+    return refuse(
+        fmt::format("the database was changed at {}, after that run's last sign of life "
+                    "at {}",
+                    local_time_text(changed), local_time_text(record->heartbeat)));
+  }
+  if (!exists) {
     return Status::environment(fmt::format(
         "sqlite '{}': a run of pid {} (begun {}) did not end and left the recovery record {}, but "
         "the database file is gone: put it back to have its content recovered, or remove the "
@@ -301,9 +356,16 @@ Status write_sqlite_record(const DatabaseGuard& guard, const unsigned char* data
   const auto& entry = entry_of<SqliteEntry>(guard);
   Hasher hasher;
   hasher.add_bytes(data, static_cast<std::size_t>(size));
+  // The file's identity: a record is never put into another file of the same name.
+  struct stat db {};
+  const std::string file =
+      ::stat(entry.canonical.c_str(), &db) == 0
+          ? fmt::format("file {}:{}\n", static_cast<unsigned long long>(db.st_dev),
+                        static_cast<unsigned long long>(db.st_ino))
+          : std::string();
   const std::string header =
-      fmt::format("{}holder {}\nhost {}\nsize {}\nhash {}\n\n", kRecordMagic,
-                  holder_text(current_holder()), host_name(), size, hasher.finish().hex());
+      fmt::format("{}holder {}\nhost {}\n{}size {}\nhash {}\n\n", kRecordMagic,
+                  holder_text(current_holder()), host_name(), file, size, hasher.finish().hex());
   const std::string tmp = entry.record_path + ".tmp";
   auto failed = [&](int error) {
     ::unlink(tmp.c_str());
@@ -324,6 +386,11 @@ Status write_sqlite_record(const DatabaseGuard& guard, const unsigned char* data
   if (::rename(tmp.c_str(), entry.record_path.c_str()) != 0) return failed(errno);
   sync_directory(entry.record_path);
   return Status::ok();
+}
+
+void touch_sqlite_record(const DatabaseGuard& guard) {
+  const auto& entry = entry_of<SqliteEntry>(guard);
+  ::utimensat(AT_FDCWD, entry.record_path.c_str(), nullptr, 0);  // a record may not be kept
 }
 
 Status remove_sqlite_record(const DatabaseGuard& guard) {
@@ -349,7 +416,7 @@ bool sqlite_guard_covers(const DatabaseGuard& guard, const std::string& path) {
 
 }  // namespace detail
 
-Result<std::shared_ptr<DatabaseGuard>> guard_sqlite(const std::string& path) {
+Result<std::shared_ptr<DatabaseGuard>> guard_sqlite(const std::string& path, GuardOptions options) {
   using detail::SqliteEntry;
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -398,7 +465,7 @@ Result<std::shared_ptr<DatabaseGuard>> guard_sqlite(const std::string& path) {
   std::string recovered;
   if (::access(entry->record_path.c_str(), F_OK) == 0) {
     // The entry (and the lock) goes away with the failure.
-    auto line = detail::recover(*entry);
+    auto line = detail::recover(*entry, options.force_recovery);
     if (!line) return line.status();
     recovered = std::move(*line);
   }

@@ -22,8 +22,9 @@
 
 namespace prowl {
 
-// Installs the handlers for SIGINT, SIGTERM and SIGHUP, once per process (later calls do nothing).
-// Until a program calls it, signals keep their default effect.
+// Installs the handlers for SIGINT, SIGTERM and SIGHUP, once per process (later calls do nothing),
+// and ignores SIGPIPE (a write to a closed pipe fails instead of ending the process before it
+// restores anything). Until a program calls it, signals keep their default effect.
 void install_interrupt_handlers();
 
 // How many of those signals arrived since the process started (or since clear_interrupts()).

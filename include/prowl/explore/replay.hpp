@@ -3,6 +3,7 @@
 // them, and by `replay`. The World must have been begun; the replayer resets it first.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -60,8 +61,9 @@ class Replayer {
 Result<bool> confirm(const Model& model, World& world, const Finding& finding);
 
 // Delta-debugging: removes chunks of steps while the same failure (kind and name) still happens,
-// and truncates at the failure. Returns the shortest sequence found; a signal ends the search
-// (the shortest found so far is returned).
-Result<std::vector<TraceStep>> shrink(const Model& model, World& world, const Finding& finding);
+// and truncates at the failure. Returns the shortest sequence found; a signal, or `go_on`
+// answering false before a candidate, ends the search (the shortest found so far is returned).
+Result<std::vector<TraceStep>> shrink(const Model& model, World& world, const Finding& finding,
+                                      const std::function<bool()>& go_on = {});
 
 }  // namespace prowl

@@ -10,7 +10,8 @@
 // The YAML is bounded before anything is built from it, so that a small hostile file cannot take
 // the time or memory of a large one: the file's size (kMaxModelFileBytes; the message names the
 // file but no line), the number of nodes once every alias is expanded (kMaxModelNodes) and the
-// depth of nesting (kMaxModelDepth), the last two at the node that crosses the limit; and how much
+// depth of nesting (kMaxModelDepth) and the text (kMaxModelExpandedBytes), the last three at the
+// node that crosses the limit; and how much
 // the YAML reader may hold before it completes a node (65536 brackets, commas and other
 // indicators: a [...] or {...} collection that begins the document or a list entry is held whole
 // until it closes).
@@ -38,6 +39,10 @@ inline constexpr std::size_t kMaxModelNodes = 100000;
 // The deepest nesting of lists and mappings, aliases expanded: "FILE:LINE:COL: the document
 // nests deeper than 64 levels".
 inline constexpr std::size_t kMaxModelDepth = 64;
+// The most text (bytes of scalars) a document may hold with every alias expanded, so that a few
+// large scalars repeated by aliases cannot cost what their copies would: "FILE:LINE:COL: aliases
+// expand the document to more than 16 MiB of text" at the alias that crosses it.
+inline constexpr std::size_t kMaxModelExpandedBytes = std::size_t{16} << 20;
 
 struct ReadOptions {
   // True: every ${env:NAME} is replaced by the variable's value, and an unset variable is an

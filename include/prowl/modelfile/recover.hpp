@@ -16,6 +16,9 @@ namespace prowl::modelfile {
 // One line for each thing done: a database put back, a stale copy removed; empty when there was
 // nothing to do. An environment Status when a database is held by another run or cannot be
 // reached, or its record cannot be read (the message says what to do).
-Result<std::vector<std::string>> recover(const ModelSpec& spec);
+// With `force`, a SQLite database changed after the killed run's last sign of life (or a file
+// that replaced the one its record was written for) is put back all the same; without it, that is
+// refused (prowl/systems/db_guard.hpp, GuardOptions).
+Result<std::vector<std::string>> recover(const ModelSpec& spec, bool force = false);
 
 }  // namespace prowl::modelfile

@@ -71,12 +71,23 @@ class DatabaseGuard {
 // end. Status::environment when another process holds it ("sqlite '/x/shop.db' is in use by
 // another prowl run (pid 4242, since 2026-11-25 13:00:01); wait for it to end, or stop it"), when
 // the lock file cannot be created, or when a recovery record cannot be read or written back.
-Result<std::shared_ptr<DatabaseGuard>> guard_sqlite(const std::string& path);
+// How a guard is taken.
+struct GuardOptions {
+  // Recover even a database that was changed after the run that left the record stopped, or a
+  // file that replaced the one the record was written for (`prowl recover --force`). Without it
+  // such a recovery is refused with an environment Status that says both ways out. (SQLite only:
+  // a PostgreSQL record is put back without that check.)
+  bool force_recovery = false;
+};
+
+Result<std::shared_ptr<DatabaseGuard>> guard_sqlite(const std::string& path,
+                                                    GuardOptions options = {});
 
 // The same for the PostgreSQL database a libpq DSN names (keyword/value or URI). The guard keeps
 // one connection open for its lifetime. Status::environment when the server cannot be reached,
 // when another session holds the lock (naming its pid, from its application_name, or its backend
 // pid and client address when it is not prowl's), or when a recovery fails.
-Result<std::shared_ptr<DatabaseGuard>> guard_postgres(const std::string& dsn);
+Result<std::shared_ptr<DatabaseGuard>> guard_postgres(const std::string& dsn,
+                                                      GuardOptions options = {});
 
 }  // namespace prowl

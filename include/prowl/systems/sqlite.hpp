@@ -237,6 +237,8 @@ class SqliteSystem final : public System {
   Result<std::int64_t> data_version() const;
 
   SqliteOptions options_;
+  // When observe() last marked the recovery record as the live run's (a heartbeat).
+  mutable std::chrono::steady_clock::time_point last_heartbeat_{};
   std::shared_ptr<DatabaseGuard> guard_;
   bool recording_ = false;     // between begin() and end(), counted as a user of the record
   sqlite3* db_ = nullptr;      // prowl's connection on the file: observations, queries, snapshots

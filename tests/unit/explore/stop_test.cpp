@@ -24,16 +24,19 @@ namespace {
 // and not cheap, like a live service on a SQLite file.
 class MortalService final : public System {
  public:
-  explicit MortalService(std::string name) : System(std::move(name)) {}
+  explicit MortalService(std::string name, Capabilities caps = {.snapshot = true,
+                                                                .stack = false,
+                                                                .reset = true,
+                                                                .cheap = false,
+                                                                .portable = true})
+      : System(std::move(name)), caps_(caps) {}
 
   int value = 0;
   bool dead = false;
   bool broken = false;  // observing fails, but nothing died: an environment failure
   bool dying = false;   // dies once idle after the step: nothing notices until a restore
 
-  Capabilities capabilities() const override {
-    return {.snapshot = true, .stack = false, .reset = true, .cheap = false, .portable = true};
-  }
+  Capabilities capabilities() const override { return caps_; }
   Status observe(Hasher& h) const override {
     if (dead) return Status::environment("service '" + name() + "' is not running");
     if (broken) return Status::environment("the database went away");
@@ -86,6 +89,7 @@ class MortalService final : public System {
     dying = false;
     dead = false;
   }
+  Capabilities caps_;
   int initial_ = 0;
   std::vector<int> snaps_;
   std::string unreported_;
@@ -474,6 +478,223 @@ TEST_F(ReplayInterrupt, ShrinkKeepsTheBestSoFar) {
   EXPECT_EQ((*shrunk)[0].action, "noise");
   EXPECT_EQ(interrupts(), 1);
   ASSERT_TRUE((*world)->end());
+}
+
+}  // namespace
+}  // namespace prowl
+
+namespace prowl {
+namespace {
+
+// A live system whose restore, observation or reset a test can make fail as a request that a
+// signal cut short does: the hook raises the signal and returns an environment failure.
+class Hooked final : public System {
+ public:
+  explicit Hooked(Capabilities caps) : System("svc"), caps_(caps) {}
+  int value = 0;
+  std::function<Status()> on_restore, on_observe, on_reset;
+
+  Capabilities capabilities() const override { return caps_; }
+  Status observe(Hasher& h) const override {
+    if (on_observe) {
+      if (Status st = on_observe(); !st) return st;
+    }
+    h.add_u64(static_cast<std::uint64_t>(value));
+    return Status::ok();
+  }
+  Status begin() override {
+    initial_ = value;
+    return Status::ok();
+  }
+  Result<SnapshotHandle> save() override {
+    snaps_.push_back(value);
+    return static_cast<SnapshotHandle>(snaps_.size() - 1);
+  }
+  Status restore(SnapshotHandle h) override {
+    if (on_restore) {
+      if (Status st = on_restore(); !st) return st;
+    }
+    value = snaps_[h];
+    return Status::ok();
+  }
+  void release(SnapshotHandle) override {}
+  Status reset() override {
+    if (on_reset) {
+      if (Status st = on_reset(); !st) return st;
+    }
+    value = initial_;
+    return Status::ok();
+  }
+  Status end() override {
+    value = initial_;
+    return Status::ok();
+  }
+
+ private:
+  Capabilities caps_;
+  int initial_ = 0;
+  std::vector<int> snaps_;
+};
+
+Hooked& hooked(World& w) { return static_cast<Hooked&>(w.system(0)); }
+const Hooked& hooked(const World& w) { return static_cast<const Hooked&>(w.system(0)); }
+
+// Counts 0..9; "odd" fails on odd values. `setup` installs the hooks on the world's system.
+Model hooked_model(Capabilities caps, std::function<void(Hooked&)> setup) {
+  Model model("hooked");
+  model.set_world([caps, setup]() -> Result<std::unique_ptr<World>> {
+    auto w = std::make_unique<World>();
+    setup(w->emplace<Hooked>(caps));
+    return w;
+  });
+  model.action("inc")
+      .when([](const World& w, const Context&) { return hooked(w).value < 9; })
+      .run([](Step& s) {
+        ++hooked(s.world).value;
+        return Outcome::ok();
+      });
+  model.action("add2")
+      .when([](const World& w, const Context&) { return hooked(w).value < 8; })
+      .run([](Step& s) {
+        hooked(s.world).value += 2;
+        return Outcome::ok();
+      });
+  model.invariant("even").check([](const World& w, const Context&) {
+    return hooked(w).value % 2 == 0 ? Check::pass() : Check::fail("odd");
+  });
+  return model;
+}
+
+Capabilities live_snapshot() { return {.snapshot = true, .stack = false, .reset = true}; }
+
+class AbortedBySignal : public ::testing::Test {
+ protected:
+  void SetUp() override { clear_interrupts(); }
+  void TearDown() override { clear_interrupts(); }
+};
+
+// A restore a signal cut short (a service restart interrupted) stops the run as interrupted, not
+// as an environment failure: the findings so far are confirmed and reported.
+TEST_F(AbortedBySignal, ARestoreIsAnInterruptedRun) {
+  auto restores = std::make_shared<int>(0);
+  Model model = hooked_model(live_snapshot(), [restores](Hooked& h) {
+    h.on_restore = [restores] {
+      if (++*restores != 3 || interrupts() > 0) return Status::ok();
+      request_interrupt(SIGINT);
+      return Status::environment("service 'svc' interrupted by SIGINT while restarting");
+    };
+  });
+  Bfs bfs;
+  auto r = explore(model, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->termination, Termination::kInterrupted);
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_EQ(r->findings[0].name, "even");
+  EXPECT_TRUE(r->findings[0].confirmed) << r->findings[0].unconfirmed;
+}
+
+// An observation a signal cut short is neither a failure of the run nor of the system.
+TEST_F(AbortedBySignal, AnObservationIsAnInterruptedRun) {
+  auto observes = std::make_shared<int>(0);
+  Model model = hooked_model(live_snapshot(), [observes](Hooked& h) {
+    h.on_observe = [observes] {
+      if (++*observes != 6 || interrupts() > 0) return Status::ok();
+      request_interrupt(SIGTERM);
+      return Status::environment("observation 'n' failed: interrupted by SIGTERM");
+    };
+  });
+  Bfs bfs;
+  auto r = explore(model, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->termination, Termination::kInterrupted);
+}
+
+// A check a signal cut short (an HTTP GET invariant aborted) is not a violation.
+TEST_F(AbortedBySignal, AnInvariantCheckIsNoFinding) {
+  Model model("checked");
+  model.set_world([]() -> Result<std::unique_ptr<World>> {
+    auto w = std::make_unique<World>();
+    w->emplace<Hooked>(live_snapshot());
+    return w;
+  });
+  model.action("inc")
+      .when([](const World& w, const Context&) { return hooked(w).value < 5; })
+      .run([](Step& s) {
+        ++hooked(s.world).value;
+        return Outcome::ok();
+      });
+  model.invariant("reachable").check([](const World& w, const Context&) {
+    if (hooked(w).value != 2) return Check::pass();
+    request_interrupt(SIGINT);
+    return Check::fail("GET /state: interrupted by SIGINT during the request");
+  });
+  Bfs bfs;
+  auto r = explore(model, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->termination, Termination::kInterrupted);
+  EXPECT_TRUE(r->findings.empty()) << r->findings[0].message;
+}
+
+// A second signal that cuts a confirming replay short (its reset request aborted): the finding is
+// reported, unconfirmed, and the run does not fail.
+TEST_F(AbortedBySignal, AConfirmingReplayLeavesTheFindingUnconfirmed) {
+  Model model = hooked_model(live_snapshot(), [](Hooked& h) {
+    // The first restore after the first signal is the confirming replay's.
+    h.on_restore = [] {
+      if (interrupts() != 1) return Status::ok();
+      request_interrupt(SIGTERM);
+      return Status::environment("the service's restart failed: interrupted by SIGTERM");
+    };
+  });
+  model.action("stop")
+      .when([](const World& w, const Context&) { return hooked(w).value == 4; })
+      .run([](Step&) {
+        request_interrupt(SIGINT);
+        return Outcome::ok();
+      });
+  Bfs bfs;
+  auto r = explore(model, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->termination, Termination::kInterrupted);
+  ASSERT_FALSE(r->findings.empty());
+  EXPECT_EQ(r->findings[0].unconfirmed, "interrupted while it was replayed");
+}
+
+// In reset mode a step on the path to a state is replayed; a service that dies then is that
+// step's crash, not a nondeterminism finding nor a failed run.
+TEST(ServiceCrash, WhileReplayingAPathIsThatStepsCrash) {
+  Model model("mortal_reset");
+  model.set_world([]() -> Result<std::unique_ptr<World>> {
+    auto w = std::make_unique<World>();
+    w->emplace<MortalService>("svc", Capabilities{.reset = true});  // a service that keeps state
+    return w;
+  });
+  auto runs = std::make_shared<int>(0);
+  model.action("inc")
+      .when([](const World& w, const Context&) { return service(w).value < 3; })
+      .run([runs](Step& s) {
+        // The 7th run of inc, whenever it comes, kills the service (as an outside kill would).
+        if (++*runs == 7) {
+          service(s.world).dead = true;
+          Outcome out = Outcome::error("connection reset");
+          out.detail = "POST /inc -> no response";
+          return out;
+        }
+        ++service(s.world).value;
+        return Outcome::ok("POST /inc -> 200");
+      });
+  model.action("dec")
+      .when([](const World& w, const Context&) { return service(w).value > 0; })
+      .run([](Step& s) {
+        --service(s.world).value;
+        return Outcome::ok("POST /dec -> 200");
+      });
+  Bfs bfs;
+  auto r = explore(model, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_EQ(r->findings[0].kind, FindingKind::kServiceCrashed);
+  EXPECT_EQ(r->findings[0].action, "inc");
 }
 
 }  // namespace

@@ -290,6 +290,7 @@ TEST(DbCopy, IsReadFromTheProcessSystem) {
       "systems:\n"
       "  - {type: process, command: [./shop], db: shop.db, db_copy: true}\n"
       "  - {type: process, name: other, command: [./other], port: 9, db: other.db}\n"
+      "  - {type: sqlite, path: other.db}\n"
       "actions:\n"
       "  - {name: a, path: /a}\n",
       "m.yaml", "/models");

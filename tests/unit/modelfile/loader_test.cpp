@@ -551,3 +551,42 @@ TEST(ClosestWord, SuggestsOnlyCloseWords) {
 
 }  // namespace
 }  // namespace prowl::modelfile
+
+namespace prowl::modelfile {
+namespace {
+
+// The service's own database file must be restored by a sqlite system, or copied: otherwise the
+// exploration's changes would stay in the user's file.
+TEST(ModelFileData, AServiceDatabaseThatNothingRestoresIsRefused) {
+  const Status st = parse_model(
+                        "base_url: http://127.0.0.1:{port}\n"
+                        "systems:\n"
+                        "  - {type: process, command: [./shop], db: shop.db}\n"
+                        "actions:\n"
+                        "  - {name: a, path: /a}\n",
+                        "m.yaml", "/models")
+                        .status();
+  EXPECT_EQ(st.code(), StatusCode::kInvalid);
+  EXPECT_EQ(st.message(),
+            "m.yaml:3:5: system 'service' gives its service the file /models/shop.db (db:), but "
+            "no sqlite system restores it: every change the exploration made would stay in it\n"
+            "  hint: add a system - {type: sqlite} (its path is this db), or db_copy: true to work "
+            "on a private copy of the file");
+  for (const char* fix : {"  - {type: sqlite}\n", "  - {type: sqlite, path: shop.db}\n"}) {
+    EXPECT_TRUE(parse_model(std::string("base_url: http://127.0.0.1:{port}\n"
+                                        "systems:\n"
+                                        "  - {type: process, command: [./shop], db: shop.db}\n") +
+                                fix + "actions:\n  - {name: a, path: /a}\n",
+                            "m.yaml", "/models"))
+        << fix;
+  }
+  EXPECT_TRUE(
+      parse_model("base_url: http://127.0.0.1:{port}\n"
+                  "systems:\n"
+                  "  - {type: process, command: [./shop], db: shop.db, db_copy: true}\n"
+                  "actions:\n  - {name: a, path: /a}\n",
+                  "m.yaml", "/models"));
+}
+
+}  // namespace
+}  // namespace prowl::modelfile

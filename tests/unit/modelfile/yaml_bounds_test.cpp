@@ -89,6 +89,23 @@ TEST(YamlBounds, ADocumentOfExactlyTheNodeLimitWithAliasesExpandedLoads) {
   EXPECT_EQ(std::count(body.begin(), body.end(), '0'), 99 + 74 + 998 * 99);
 }
 
+// Few nodes, much text: a 1 MiB scalar repeated by aliases would cost a copy per alias.
+TEST(YamlBounds, ALargeScalarRepeatedByAliasesFailsAtTheAliasThatCrossesTheTextLimit) {
+  std::string text = std::string(kHead) + "    body:\n";
+  text += "      x: &x \"" + std::string(std::size_t{1} << 20, 'a') + "\"\n";
+  text += "      y: [" + repeat("*x, ", 19) + "*x]\n";
+  const auto start = std::chrono::steady_clock::now();
+  // x is 1 MiB, and the rest of the model a few bytes: the 15th alias (column 11 + 14 * 4)
+  // brings the text past 16 MiB.
+  EXPECT_EQ(message(text), "m.yaml:9:67: aliases expand the document to more than 16 MiB of text");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  // Fourteen aliases (15 MiB with x itself) load.
+  std::string fits = std::string(kHead) + "    body:\n";
+  fits += "      x: &x \"" + std::string(std::size_t{1} << 20, 'a') + "\"\n";
+  fits += "      y: [" + repeat("*x, ", 13) + "*x]\n";
+  EXPECT_TRUE(parse(fits).is_ok());
+}
+
 TEST(YamlBounds, OneAliasMoreThanTheLimitFailsAtThatAlias) {
   // "      y: [" is 10 characters and each "*x, " 4: alias 999 starts at column 11 + 998 * 4.
   EXPECT_EQ(message(aliased(999)),

@@ -139,6 +139,32 @@ TEST(ProcessSystemDied, ReportsAServiceKilledFromOutside) {
   EXPECT_TRUE(p.end());
 }
 
+// A service killed while idle, which nothing asked about before a restore restarted it: the
+// restart keeps what ended it for the run to report, once. Killed and asked about, it is not kept.
+TEST(ProcessSystemDied, ARestartKeepsAnUnreportedDeathOnce) {
+  for (const bool stateless : {true, false}) {
+    ProcessOptions o = mortal_server();
+    o.stateless = stateless;
+    ProcessSystem p("svc", o);
+    ASSERT_TRUE(p.begin());
+    ASSERT_EQ(::kill(p.pid(), SIGKILL), 0);
+    // As the explorer's observation between steps would: it sees the service gone.
+    for (int i = 0; i < 2000 && p.check_alive().is_ok(); ++i) ::usleep(1000);
+    // A stateless service is revived by a restore (rollback); one that keeps state by a reset.
+    ASSERT_TRUE(stateless ? p.rollback(0) : p.reset());
+    EXPECT_EQ(p.take_unreported_death(),
+              "was killed by signal 9 (Killed)\n(it wrote nothing to stderr)")
+        << "stateless " << stateless;
+    EXPECT_EQ(p.take_unreported_death(), "");
+    // Asked about (a failed step did), it is reported there, not kept.
+    ASSERT_EQ(::kill(p.pid(), SIGKILL), 0);
+    EXPECT_NE(wait_for_death(p), "");
+    ASSERT_TRUE(stateless ? p.rollback(0) : p.reset());
+    EXPECT_EQ(p.take_unreported_death(), "");
+    EXPECT_TRUE(p.end());
+  }
+}
+
 TEST(ProcessSystemDied, KeepsTheLastTenLinesEscaped) {
   ProcessOptions o = shell(
       "i=1; while [ $i -le 12 ]; do echo \"line $i\" >&2; i=$((i+1)); done; "

@@ -15,7 +15,9 @@
 #include <set>
 #include <string>
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "prowl/systems/db_guard.hpp"
 #include "prowl/systems/sqlite.hpp"
@@ -245,6 +247,65 @@ TEST_P(SqliteRecovery, ASystemDestroyedBeforeEndLeavesTheRecordForTheNextGuard) 
             std::string::npos)
       << (*guard)->recovered();
   EXPECT_EQ(dump(path_), original);
+}
+
+// A record left long ago, and a database used since (its file changed after the dead run's last
+// sign of life, the record's modification time): putting the old content back would undo that
+// work, so it is refused, saying both ways out; with force it is done.
+TEST_P(SqliteRecovery, RefusesToUndoChangesMadeAfterTheRunThatLeftTheRecord) {
+  const std::string original = dump(path_);
+  {
+    auto sys = SqliteSystem::open("db", {.path = path_, .tables = {"accounts"}});
+    ASSERT_TRUE(sys);
+    ASSERT_TRUE((*sys)->begin());
+    Connection(path_).exec("UPDATE accounts SET name = 'mallory'");
+  }
+  // The run's last sign of life a minute ago; the user's change now.
+  const std::string record = path_ + ".prowl-recovery";
+  const timespec a_minute_ago[2] = {{std::time(nullptr) - 60, 0}, {std::time(nullptr) - 60, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, record.c_str(), a_minute_ago, 0), 0);
+  Connection(path_).exec("INSERT INTO accounts (name, balance) VALUES ('users own', 5)");
+  const std::string changed = dump(path_);
+  auto refused = guard_sqlite(path_);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.status().code(), StatusCode::kEnvironment);
+  const std::string message = refused.status().message();
+  EXPECT_NE(message.find("left the recovery record " + record +
+                         ", but the database was changed "
+                         "at "),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find(", after that run's last sign of life at "), std::string::npos);
+  EXPECT_NE(message.find("To put it back anyway: prowl recover --force MODEL; to keep the "
+                         "database as it is: rm '" +
+                         record + "'"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(dump(path_), changed);  // untouched
+  EXPECT_TRUE(fs::exists(record));
+  auto forced = guard_sqlite(path_, {.force_recovery = true});
+  ASSERT_TRUE(forced) << forced.status().message();
+  EXPECT_NE((*forced)->recovered(), "");
+  EXPECT_EQ(dump(path_), original);
+  EXPECT_FALSE(fs::exists(record));
+}
+
+// A record is for the file it was written beside: another file put in its place is not given the
+// old content.
+TEST_P(SqliteRecovery, RefusesToPutARecordIntoAFileThatReplacedItsOwn) {
+  {
+    auto sys = SqliteSystem::open("db", {.path = path_, .tables = {"accounts"}});
+    ASSERT_TRUE(sys);
+    ASSERT_TRUE((*sys)->begin());
+  }
+  TempDir other;
+  fs::copy_file(path_, other.file("new.db"));
+  fs::rename(other.file("new.db"), path_);
+  auto refused = guard_sqlite(path_);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.status().message().find(", but the database file was replaced since: "),
+            std::string::npos)
+      << refused.status().message();
 }
 
 INSTANTIATE_TEST_SUITE_P(SqliteJournalModes, SqliteRecovery, ::testing::Values("delete", "wal"),
