@@ -189,6 +189,9 @@ Status write_owner(const fs::path& dir, const ProcessIdentity& owner) {
 std::vector<std::string> remove_stale_copies(const fs::path& tmp, std::chrono::seconds grace) {
   std::vector<std::string> removed;
   const ProcessIdentity self = this_process();
+  // Without /proc no owner can be checked (every one would look gone, live runs' copies too):
+  // nothing is removed.
+  if (self.start_time == 0) return removed;
   std::error_code ec;
   for (fs::directory_iterator it(tmp, ec), end; !ec && it != end; it.increment(ec)) {
     const fs::path& dir = it->path();

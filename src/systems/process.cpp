@@ -99,6 +99,9 @@ bool ProcessSystem::Child::exiting() const {
   // the command, which ends at the last ')'.
   const char* p = std::strrchr(buf, ')');
   if (p == nullptr) return false;
+  // The flags of the group leader's thread. (A service whose main thread ended with pthread_exit
+  // while other threads serve would look exiting too; such services are rare, and the thread
+  // count cannot tell them apart: a killed service's threads end one by one.)
   unsigned long flags = 0;
   if (std::sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1) return false;
   constexpr unsigned long kPfExiting = 0x00000004;
