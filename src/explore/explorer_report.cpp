@@ -1,0 +1,254 @@
+// The explorer's findings and report (Explorer::Impl, declared in explorer_impl.hpp): what a
+// pending finding becomes (its path, its confirmation and shrinking within the grace period of an
+// interrupt, its last replay), the report of a run, and the partial report of one that failed.
+// The loop that finds them is in explorer.cpp.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "explorer_impl.hpp"
+#include "prowl/core/interrupt.hpp"
+#include "prowl/explore/replay.hpp"
+
+namespace prowl {
+
+using detail::Clock;
+using detail::Pending;
+using detail::seconds_since;
+
+Finding Explorer::Impl::finding_of(const Pending& p) const {
+  Finding f;
+  f.kind = p.kind;
+  f.message = p.message;
+  std::vector<Pair> path;
+  if (p.source != kNoState) {
+    path = graph->path_to(p.source);
+    path.push_back({p.source, p.action});
+  } else if (p.at != kNoState) {
+    path = graph->path_to(p.at);
+  }
+  // Outcomes are known once replayed; until then only the failing step's, as it was found.
+  for (const Pair& e : path) {
+    f.steps.push_back({model.actions()[e.action].name, step_seed(e.state, e.action), {}, {}});
+  }
+  if (p.source != kNoState && !f.steps.empty()) {
+    f.steps.back().outcome = p.outcome;
+    f.steps.back().detail = p.detail;
+  }
+  f.action = f.steps.empty() ? std::string() : f.steps.back().action;
+  switch (p.kind) {
+    case FindingKind::kInvariant:
+      f.name = model.invariants()[p.index].name;
+      f.severity = model.invariants()[p.index].severity;
+      break;
+    case FindingKind::kServiceCrashed:
+      f.name = world->system(p.index).name();
+      f.severity = Severity::kCritical;
+      break;
+    case FindingKind::kActionError:
+    case FindingKind::kNondeterminism:
+      f.name = model.actions()[p.index].name;
+      f.severity = Severity::kHigh;
+      break;
+  }
+  return f;
+}
+
+bool Explorer::Impl::may_replay() {
+  const int n = interrupts();
+  if (n == 0) return true;
+  if (interrupted_at == Clock::time_point{}) interrupted_at = Clock::now();
+  return n == 1 && seconds_since(interrupted_at) < options.confirm_grace;
+}
+
+Result<Finding> Explorer::Impl::materialize(const Pending& p) {
+  Finding f = finding_of(p);
+  if (!options.confirm && !options.shrink) {
+    f.unconfirmed = "confirmation is off";
+  } else if (!may_replay()) {
+    f.unconfirmed = "interrupted before it could be replayed";
+  } else {
+    const int before = interrupts();
+    auto ok = confirm(model, *world, f);
+    if (!ok && interrupts() != before) {
+      // A signal cut the replay short (a reset request, a service restart).
+      f.unconfirmed = "interrupted while it was replayed";
+      return f;
+    }
+    if (!ok) return ok.status();
+    f.confirmed = *ok;
+    if (!f.confirmed) {
+      // An interrupt during the replay aborts its requests: that says nothing about the finding.
+      f.unconfirmed = interrupts() != before
+                          ? "interrupted while it was replayed"
+                          : "it did not happen when replayed from the initial state";
+    }
+  }
+  if (options.shrink && f.confirmed && may_replay()) {
+    // Shrinking stops with the grace period, keeping the shortest sequence found by then.
+    auto shrunk = shrink(model, *world, f, [this] { return may_replay(); });
+    if (!shrunk && interrupts() > 0) return f;
+    if (!shrunk) return shrunk.status();
+    if (shrunk->size() < f.steps.size()) {
+      f.shrunk_from = f.steps.size();
+      f.steps = std::move(*shrunk);
+      f.action = f.steps.empty() ? std::string() : f.steps.back().action;
+    }
+  }
+  if (!may_replay()) return f;
+  // One last replay fills in each step's outcome and detail and the failing state. A finding that
+  // did not reproduce keeps its failing step as the exploration saw it: the replay's answer to
+  // that step is not the one that failed.
+  Replayer replayer(model, *world);
+  auto r = replayer.run(f.steps, /*keep_going=*/true);
+  if (!r && interrupts() > 0) return f;
+  if (!r) return r.status();
+  if (r->interrupted) return f;  // a second signal: the steps keep what is known of them
+  const std::size_t replayed =
+      f.confirmed || p.source == kNoState ? f.steps.size() : f.steps.size() - 1;
+  for (std::size_t i = 0; i < r->executed.size() && i < replayed; ++i) {
+    f.steps[i].outcome = r->executed[i].outcome;
+    f.steps[i].detail = r->executed[i].detail;
+  }
+  if (const ReplayFailure* failure = r->find(f.kind, f.name, f.steps.size());
+      failure && f.confirmed) {
+    f.message = failure->message;
+  }
+  if (f.confirmed) f.state = world->describe();
+  return f;
+}
+
+Result<RunReport> Explorer::Impl::run() {
+  Result<RunReport> report = explore_and_report();
+  if (!report) {
+    // The data goes back before anything is reported (as for a run that did not fail).
+    if (world) (void)world->end();
+    partial = partial_report(report.status());
+  }
+  return report;
+}
+
+RunReport Explorer::Impl::report_header(Termination termination) {
+  RunReport report;
+  report.model = model.name();
+  report.strategy = std::string(strategy.name());
+  report.seed = options.seed;
+  report.termination = termination;
+  if (world) report.restore_mode = world->mode();
+  if (graph) {
+    stats.states = graph->num_states();
+    stats.transitions = graph->num_transitions();
+    stats.graph_bytes = graph->memory_bytes();
+  }
+  if (planner) {
+    stats.replayed_actions = planner->replayed();
+    stats.restores = planner->restores() + worker_loads;
+  }
+  if (exec) note_sampled(*exec);
+  if (world) {
+    for (const std::string& note : world->notes()) {
+      if (std::find(warnings.begin(), warnings.end(), note) == warnings.end()) {
+        warnings.push_back(note);
+      }
+    }
+  }
+  for (std::size_t a = 0; a < sampled.size(); ++a) {
+    if (sampled[a]) report.sampled.push_back(model.actions()[a].name);
+  }
+  if (termination == Termination::kExhausted && !report.sampled.empty()) {
+    report.termination = Termination::kSampled;
+  }
+  for (const auto& c : coverage) {
+    if (c.executed == 0) {
+      std::string w = fmt::format("action '{}' never ran{}", c.name,
+                                  c.enabled == 0 ? " (it was never enabled)" : "");
+      if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) {
+        warnings.push_back(std::move(w));
+      }
+    }
+  }
+  return report;
+}
+
+RunReport Explorer::Impl::partial_report(const Status& failure) {
+  RunReport report = report_header(Termination::kError);
+  report.error = failure.message();
+  // The findings materialized before the failure keep what their replays showed; the rest are
+  // reported as they were found.
+  report.findings = std::move(materialized);
+  if (graph) {
+    std::size_t done = report.findings.size();
+    for (const auto& [key, p] : pending) {
+      if (done > 0) {
+        --done;
+        continue;
+      }
+      Finding f = finding_of(p);
+      f.unconfirmed = "the run failed before it could be replayed";
+      report.findings.push_back(std::move(f));
+    }
+  }
+  stats.seconds = seconds_since(started);
+  report.stats = stats;
+  report.coverage = coverage;
+  report.warnings = warnings;
+  return report;
+}
+
+Result<RunReport> Explorer::Impl::explore_and_report() {
+  started = Clock::now();
+  const auto start = started;
+  if (options.workers > 1) start_cpus = detail::thread_cpus();
+  if (Status st = init(); !st) return st;
+  observing = strategy.observes();
+  sampled.assign(model.actions().size(), 0);
+  Fingerprint root_fp;
+  if (Status st = exec->fingerprint(std::vector<detail::Fact>(nf, 0), root_fp); !st) return st;
+  graph->add(root_fp, kNoState, kNoAction);
+  for (std::size_t i = 0; i < nf; ++i) facts.push_back(0);
+  if (Status st = planner->begin(0); !st) return st;
+  for (bool before : {false, true}) {
+    exec->check(before, [&](std::size_t i, const std::string& msg) { note_before(i, 0, msg); });
+  }
+  if (Status st = expand(0, *exec); !st) return st;
+
+  Termination termination = Termination::kExhausted;
+  if (options.workers > 1) {
+    if (std::string why = workers_refused(); !why.empty()) {
+      warnings.push_back(
+          fmt::format("{} workers were asked for; running one: {}", options.workers, why));
+    } else if (Status st = run_workers(start, termination); !st) {
+      return st;
+    }
+  }
+  if (!workers) {
+    if (Status st = run_one(start, termination); !st) return st;
+  }
+
+  RunReport report = report_header(termination);
+  for (const auto& [key, p] : pending) {
+    auto f = materialize(p);
+    if (!f) return f.status();
+    if (!f->confirmed && f->unconfirmed.starts_with("it did not happen")) {
+      warnings.push_back(
+          fmt::format("finding '{}' did not reproduce when replayed from the "
+                      "initial state; it is reported unconfirmed",
+                      f->name));
+    }
+    materialized.push_back(std::move(*f));
+  }
+  report.findings = std::move(materialized);
+  std::stable_sort(report.findings.begin(), report.findings.end(),
+                   [](const Finding& x, const Finding& y) {
+                     if (x.severity != y.severity) return x.severity < y.severity;
+                     return x.steps.size() < y.steps.size();
+                   });
+  if (Status st = world->end(); !st) return st;
+  stats.seconds = seconds_since(start);
+  report.stats = stats;
+  report.coverage = std::move(coverage);
+  report.warnings = std::move(warnings);
+  return report;
+}
+
+}  // namespace prowl
