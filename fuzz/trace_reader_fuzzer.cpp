@@ -14,6 +14,7 @@
 #include <system_error>
 #include <vector>
 
+#include "prowl/core/escape.hpp"
 #include "prowl/trace/trace.hpp"
 
 namespace {
@@ -28,14 +29,9 @@ using prowl::trace::Trace;
   std::abort();
 }
 
-// A comment as the writer keeps it: on one line.
-std::string one_line(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return out;
-}
+// A comment as the writer keeps it: on one line, its line breaks and other control characters
+// escaped (escape_text, which leaves escaped text as it is).
+std::string one_line(std::string_view text) { return prowl::escape_text(text); }
 
 bool same_comments(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   if (a.size() != b.size()) return false;
@@ -45,8 +41,8 @@ bool same_comments(const std::vector<std::string>& a, const std::vector<std::str
   return true;
 }
 
-// Equal apart from what the format does not keep: the line a step was read from, and line
-// breaks inside comments.
+// Equal apart from what the format does not keep: the line a step was read from, and the control
+// characters inside comments (written escaped).
 bool same_trace(const Trace& a, const Trace& b) {
   if (a.header.model != b.header.model || a.header.options != b.header.options ||
       a.steps.size() != b.steps.size() ||
