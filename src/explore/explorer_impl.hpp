@@ -270,7 +270,7 @@ struct Explorer::Impl {
   bool may_replay();
   // The report of a run that failed (partial_report()), and building it.
   std::optional<RunReport> partial;
-  RunReport partial_report(const Status& failure);
+  RunReport partial_report(const Status& failure, Termination termination);
   // The report's common part: model, strategy, seed, termination, stats, coverage, warnings.
   RunReport report_header(Termination termination);
 

@@ -123,7 +123,14 @@ Result<RunReport> Explorer::Impl::run() {
   if (!report) {
     // The data goes back before anything is reported (as for a run that did not fail).
     if (world) (void)world->end();
-    partial = partial_report(report.status());
+    // A signal that cut short what the run could not do without (a service that was starting,
+    // the first observation): the run was stopped, it did not fail. What stopped says why.
+    if (interrupts() > 0) {
+      RunReport stopped = partial_report(report.status(), Termination::kInterrupted);
+      stopped.warnings.push_back(report.status().message());
+      return stopped;
+    }
+    partial = partial_report(report.status(), Termination::kError);
   }
   return report;
 }
@@ -170,9 +177,10 @@ RunReport Explorer::Impl::report_header(Termination termination) {
   return report;
 }
 
-RunReport Explorer::Impl::partial_report(const Status& failure) {
-  RunReport report = report_header(Termination::kError);
-  report.error = failure.message();
+RunReport Explorer::Impl::partial_report(const Status& failure, Termination termination) {
+  const bool failed = termination == Termination::kError;
+  RunReport report = report_header(termination);
+  if (failed) report.error = failure.message();
   // The findings materialized before the failure keep what their replays showed; the rest are
   // reported as they were found.
   report.findings = std::move(materialized);
@@ -184,7 +192,8 @@ RunReport Explorer::Impl::partial_report(const Status& failure) {
         continue;
       }
       Finding f = finding_of(p);
-      f.unconfirmed = "the run failed before it could be replayed";
+      f.unconfirmed = failed ? "the run failed before it could be replayed"
+                             : "interrupted before it could be replayed";
       report.findings.push_back(std::move(f));
     }
   }

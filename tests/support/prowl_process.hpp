@@ -7,14 +7,17 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -186,6 +189,20 @@ inline std::vector<pid_t> processes_with(const std::string& needle) {
     if (command_line(pid).find(needle) != std::string::npos) found.push_back(pid);
   }
   return found;
+}
+
+// Whether something listens on 127.0.0.1:`port` (a connection is made, and closed).
+inline bool accepts_on(int port) {
+  if (port <= 0 || port > 65535) return false;
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+  ::close(fd);
+  return ok;
 }
 
 // Every process below `pid` (children, their children, ...).

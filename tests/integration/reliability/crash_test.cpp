@@ -23,13 +23,9 @@ TEST(ServiceKilledMidRun, IsExactlyOneServiceCrashedFinding) {
   const std::string model = kModels + "/shop-long.yaml";
   const std::string out = s.dir.file("run");
   auto run = s.start({"explore", model, "--seed", "3", "--report", "json:" + out + "/r.json"}, out);
-  std::vector<pid_t> services;
-  for (int i = 0; i < 500 && services.empty(); ++i) {
-    std::this_thread::sleep_for(10ms);
-    services = processes_with(s.db);
-  }
+  s.wait_until_exploring(*run, 400ms);
+  const std::vector<pid_t> services = processes_with(s.db);
   ASSERT_EQ(services.size(), 1u) << run->err();
-  std::this_thread::sleep_for(400ms);
   ::kill(services[0], SIGKILL);
   std::this_thread::sleep_for(600ms);  // the run goes on with a new service
   const std::vector<pid_t> restarted = processes_with(s.db);

@@ -41,6 +41,23 @@ inline nlohmann::json read_json(const std::string& path) {
   return nlohmann::json::parse(text);
 }
 
+// Waits until the run's service (the process whose command line holds `needle`) accepts
+// connections on its `--port`, at most 20 s, then `more`. A service that accepts has started and
+// the run explores: a signal sent then stops an exploration, not the service's start (which a
+// busy machine can make take over a second).
+inline void wait_until_serving(ProcessRun& run, const std::string& needle,
+                               std::chrono::milliseconds more) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline && !run.wait(std::chrono::milliseconds(0))) {
+    const std::vector<pid_t> pids = processes_with(needle);
+    const std::string command = pids.empty() ? std::string() : command_line(pids.front());
+    const std::size_t at = command.find("--port ");
+    if (at != std::string::npos && accepts_on(std::atoi(command.c_str() + at + 7))) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::this_thread::sleep_for(more);
+}
+
 // A shop service's world for one test: a scratch directory holding the SQLite file, the reports,
 // the traces and the TMPDIR of prowl's runs (worker copies land there).
 struct ShopScratch {
@@ -53,13 +70,9 @@ struct ShopScratch {
   std::vector<std::pair<std::string, std::string>> env() const {
     return {{"SHOP_API", kShopApi}, {"SHOP_DB", db}, {"TMPDIR", tmp}};
   }
-  // Waits until a service on this scratch's database runs (the run is exploring), then `more`.
+  // Waits until a service on this scratch's database serves (the run is exploring), then `more`.
   void wait_until_exploring(ProcessRun& run, std::chrono::milliseconds more) const {
-    for (int i = 0;
-         i < 1000 && processes_with(db).empty() && !run.wait(std::chrono::milliseconds(0)); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    std::this_thread::sleep_for(more);
+    wait_until_serving(run, db, more);
   }
   // `prowl ARGS...`, running in the scratch directory.
   std::unique_ptr<ProcessRun> start(std::vector<std::string> args,

@@ -144,6 +144,46 @@ TEST(SqliteSignal, ASecondOneSkipsConfirmationButStillRestoresAndReports) {
   EXPECT_TRUE(processes_with(s.db).empty());
 }
 
+// A signal while the service is still starting stops the run too: it is interrupted (it did not
+// fail), the starting service is stopped, and the database file, its lock and its recovery
+// record are as they were before the run.
+TEST(SqliteSignal, WhileTheServiceStartsIsAnInterruptedRun) {
+  ShopScratch s;
+  s.create_db();
+  const std::string before = sqlite_dump(s.db);
+  const std::string out = s.dir.file("run");
+  const std::string starts = s.dir.file("starts");
+  auto run = s.start_with({"explore", kSqliteModel, "--report", "json:" + out + "/r.json",
+                           "--trace-dir", out + "/traces"},
+                          out,
+                          {{"SHOP_API", kServices + "/recording_shop.sh"},
+                           {"SHOP_API_REAL", kShopApi},
+                           {"SHOP_STARTS", starts},
+                           {"SHOP_START_DELAY", "29.5"}});
+  ASSERT_TRUE(wait_for([&] { return !read_file(starts).empty() || run->wait(0ms); }, 10s));
+  std::this_thread::sleep_for(100ms);
+  ASSERT_FALSE(run->wait(0ms)) << run->err();
+  run->signal(SIGINT);
+  EXPECT_EQ(run->code(10s), 130) << run->err();
+  EXPECT_NE(run->err().find("stopped by SIGINT"), std::string::npos) << run->err();
+  const auto report = read_json(out + "/r.json");
+  EXPECT_EQ(report["termination"], "interrupted");
+  EXPECT_TRUE(report["error"].is_null()) << report["error"];
+  EXPECT_EQ(report["stats"]["states"], 0);
+  EXPECT_TRUE(report["findings"].empty());
+  ASSERT_EQ(report["warnings"].size(), 1u) << report["warnings"];
+  EXPECT_NE(report["warnings"][0].get<std::string>().find(
+                "interrupted by SIGINT while waiting for the service to become ready"),
+            std::string::npos)
+      << report["warnings"][0];
+  EXPECT_EQ(files_in(out + "/traces"), 0u);
+  EXPECT_NE(run->out().find("termination   interrupted"), std::string::npos) << run->out();
+  EXPECT_TRUE(s.services().empty());
+  EXPECT_TRUE(processes_with("sleep 29.5").empty());
+  EXPECT_FALSE(fs::exists(s.recovery_record()));
+  EXPECT_EQ(sqlite_dump(s.db), before);
+}
+
 // The same on PostgreSQL: the declared tables are restored (pg_dump --data-only is identical).
 class PostgresSignal : public PgTest {};
 
@@ -164,8 +204,7 @@ TEST_F(PostgresSignal, StopsTheRunAndLeavesTheTablesAsItFoundThem) {
   ProcessRun run({kProwl, "explore", kPostgresModel, "--report", "json:" + out + "/r.json",
                   "--trace-dir", out + "/traces"},
                  out, s.dir.path(), env);
-  for (int i = 0; i < 1000 && processes_with(dsn()).empty(); ++i) std::this_thread::sleep_for(10ms);
-  std::this_thread::sleep_for(1000ms);  // restores are slower on PostgreSQL
+  wait_until_serving(run, dsn(), 1000ms);  // restores are slower on PostgreSQL
   ASSERT_FALSE(run.wait(0ms)) << run.err();
   run.signal(SIGINT);
   EXPECT_EQ(run.code(30s), 130) << run.err();
