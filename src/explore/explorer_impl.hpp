@@ -1,5 +1,6 @@
-// Explorer::Impl, shared by explorer.cpp (the loop of one worker, findings, the report) and
-// workers.cpp (several workers, each with its own copy of the world). Private to the explorer.
+// Explorer::Impl: one run's state, shared by explorer.cpp (the loop of one worker), step.cpp (a
+// step and its commit, for every loop), workers.cpp (several workers, each with its own copy of
+// the world) and explorer_report.cpp (findings made into the report). Private to the explorer.
 #pragma once
 
 #include <chrono>
@@ -15,6 +16,8 @@
 #include <fmt/format.h>
 
 #include "executor.hpp"
+#include "finding_log.hpp"
+#include "image_store.hpp"
 #include "prowl/explore/explorer.hpp"
 #include "prowl/world/restore_planner.hpp"
 
@@ -30,44 +33,12 @@ inline double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// A finding as first seen: where it happened, not yet turned into steps.
-struct Pending {
-  FindingKind kind;
-  std::size_t index;  // invariant index, or action id for action errors
-  StateId source;     // state the failing step started from (kNoState: the initial state failed)
-  ActionId action;    // the failing step (kNoAction: a state check without a step)
-  StateId at;         // for state checks: the failing state
-  std::string message;
-  std::uint32_t length;
-  // The failing step's outcome and detail as the exploration saw them (empty when not kept): what
-  // a finding that does not reproduce on replay shows for its last step.
-  std::string outcome = {};
-  std::string detail = {};
-};
-// A pair that ran, waiting to be added to the graph.
-struct Executed {
-  Pair pair;
-  bool ran = false;        // false: skipped, over its run limit, or not reached
-  bool error = false;      // the action failed: nothing to add
-  bool violation = false;  // a finding on this step (before-invariant or action error)
-  Outcome::Kind kind = Outcome::Kind::kOk;
-  Fingerprint fp;
-  std::vector<std::uint16_t> facts;  // the successor's facts, when the model tracks any
-  std::vector<std::pair<std::size_t, std::string>> failures;  // after-invariants that failed
-  std::string detail;  // the step's Outcome::detail (not in batch mode)
-  // A system died during the step (System::died()): its index in the world and the message.
-  std::size_t crashed = kNoSystem;
-  std::string crash;
-  static constexpr std::size_t kNoSystem = ~std::size_t{0};
-};
-
-// Whether a system of `world` died during step (s, a); if so fills item.crashed and item.crash.
-bool detect_crash(const World& world, const Model& model, ActionId a, Executed& item);
 }  // namespace detail
 
 struct Explorer::Impl {
   using Pending = detail::Pending;
   using Executed = detail::Executed;
+  using Lane = detail::Lane;
 
   Impl(const Model& m, Strategy& s, Options o);
   ~Impl();
@@ -81,19 +52,13 @@ struct Explorer::Impl {
   std::unique_ptr<RestorePlanner> planner;
   std::vector<detail::Fact> facts;  // num_facts per state, contiguous
   std::size_t nf = 0;
-  std::vector<detail::Fact> next_facts;
   std::vector<std::uint32_t> run_counts;
   bool any_run_limit = false;
   std::vector<ActionId> enabled_scratch;
   std::vector<ActionCoverage> coverage;
-  std::map<std::tuple<int, std::size_t, ActionId>, Pending> pending;
+  detail::FindingLog findings{model};
   std::vector<std::string> warnings;
   Stats stats;
-  // Per invariant, the states where it fails, with the message: a violation is reported for the
-  // step that breaks the invariant, not again for every step taken from a state that already
-  // violates it. In batch mode invariants are checked once per state and looked up here after.
-  std::vector<std::unordered_map<StateId, std::string>> violating;
-  std::vector<std::size_t> ever_violated;  // invariants with at least one violating state
 
   std::span<const detail::Fact> facts_of(StateId s) const {
     return nf == 0 ? std::span<const detail::Fact>() : std::span(&facts[s * nf], nf);
@@ -130,7 +95,7 @@ struct Explorer::Impl {
   // bytes == nullptr when there is no byte image or s has no snapshot.
   Held image_of(StateId s) const {
     if (image_typed) {
-      const unsigned char* bytes = stored_image(s);
+      const unsigned char* bytes = store.bytes(s);
       return bytes == nullptr ? Held{} : Held{s, 0, bytes};
     }
     const std::uint32_t snap = image.size ? planner->snapshot_of(s) : RestorePlanner::kNone;
@@ -149,32 +114,12 @@ struct Explorer::Impl {
     return true;
   }
 
-  // On the typed byte-image path the context never changes, so a state's snapshot is its bytes
-  // alone, kept here rather than in the World: slot k holds image.size bytes at k * image.size.
-  struct ImageStore {
-    std::vector<unsigned char> bytes;
-    std::vector<std::uint32_t> free;
-    detail::ChunkedVector<std::uint32_t> slot_of;  // per state; kNoSlot once released
-  } store;
-  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
-  const unsigned char* stored_image(StateId s) const {
-    if (s >= store.slot_of.size() || store.slot_of[s] == kNoSlot) return nullptr;
-    return store.bytes.data() + std::size_t{store.slot_of[s]} * image.size;
-  }
+  // The typed byte-image path's snapshots (image_typed).
+  detail::ImageStore store;
   // Keeps the live bytes as state t's snapshot (the world is at t).
   Status keep_state(StateId t) {
     if (!image_typed) return planner->discovered(t);
-    std::uint32_t slot;
-    if (!store.free.empty()) {
-      slot = store.free.back();
-      store.free.pop_back();
-    } else {
-      slot = static_cast<std::uint32_t>(store.bytes.size() / image.size);
-      store.bytes.resize(store.bytes.size() + image.size);
-    }
-    std::memcpy(store.bytes.data() + std::size_t{slot} * image.size, image.live, image.size);
-    store.slot_of.resize(std::max<std::size_t>(store.slot_of.size(), t + 1), kNoSlot);
-    store.slot_of[t] = slot;
+    store.keep(t, image.live);
     return Status::ok();
   }
   // Frees state s's snapshot: nothing will run from s again.
@@ -187,70 +132,11 @@ struct Explorer::Impl {
       planner->release(s);
       return;
     }
-    if (s >= store.slot_of.size() || store.slot_of[s] == kNoSlot) return;
-    store.free.push_back(store.slot_of[s]);
-    store.slot_of[s] = kNoSlot;
+    store.drop(s);
   }
 
-  // Whether an after-invariant that item.failures holds was not failing in s, the step's source:
-  // the step would be reported as breaking it.
-  bool breaks_invariant(const Executed& item, StateId s) const {
-    for (const auto& [i, msg] : item.failures) {
-      if (!violating[i].count(s)) return true;
-    }
-    return false;
-  }
-  // Records that invariant i fails in state s; false if it was known.
-  bool mark_violating(std::size_t i, StateId s, const std::string& message) {
-    if (violating[i].empty()) ever_violated.push_back(i);
-    return violating[i].emplace(s, message).second;
-  }
-  // A "before" invariant i that fails in s, checked before a step from s (or at the start, for
-  // the initial state): a finding at s unless it was known. True when it is new.
-  bool note_before(std::size_t i, StateId s, const std::string& message) {
-    if (!mark_violating(i, s, message)) return false;
-    record({FindingKind::kInvariant, i, kNoState, kNoAction, s, message, graph->depth(s)});
-    return true;
-  }
-  // Step (s, a) failed (threw or returned an error); `detail` is its outcome's detail.
-  void note_action_error(StateId s, ActionId a, std::string message, std::string detail) {
-    record({FindingKind::kActionError, a, s, a, kNoState, std::move(message), graph->depth(s) + 1,
-            "error", std::move(detail)});
-  }
-  // A system died during step item.pair (detect_crash()).
-  void note_crash(Executed& item) {
-    const auto [s, a] = item.pair;
-    // The step's own outcome: an answer may have come before the service died.
-    record({FindingKind::kServiceCrashed, item.crashed, s, a, kNoState, std::move(item.crash),
-            graph->depth(s) + 1, std::string(to_string(item.kind)), item.detail});
-  }
-  // A system of `world` that died while idle between steps and was restarted by the restore just
-  // made (World::take_unreported_death()): one service_crashed finding, for the last step that
-  // ran on that world (`last`, with its outcome and detail), or for the initial state when none
-  // had. Not for in-process worlds, which cannot die.
-  struct LastStep {
-    Pair pair{kNoState, kNoAction};
-    std::string outcome;
-    std::string detail;
-  };
-  LastStep last_step;  // of the explorer's own world
-  void note_idle_death(World& w, const LastStep& last) {
-    if (w.cheap()) return;
-    const auto [system, why] = w.take_unreported_death();
-    if (system == nullptr) return;
-    std::size_t index = 0;
-    while (&w.system(index) != system) ++index;
-    const auto [s, a] = last.pair;
-    if (s == kNoState) {
-      record({FindingKind::kServiceCrashed, index, kNoState, kNoAction, 0,
-              fmt::format("service '{}' died before the first step: {}", system->name(), why), 0});
-      return;
-    }
-    record({FindingKind::kServiceCrashed, index, s, a, kNoState,
-            fmt::format("service '{}' died after '{}', between steps: {}", system->name(),
-                        model.actions()[a].name, why),
-            graph->depth(s) + 1, last.outcome, last.detail});
-  }
+  // The explorer's own world as a lane: the one worker's, or worker 0's with several.
+  Lane own;
   // The actions whose steps drew from their Rng, by action (Executor::drew()), from every
   // executor the run used.
   std::vector<char> sampled;
@@ -263,7 +149,6 @@ struct Explorer::Impl {
   std::optional<Executed> replay_crash;
   // The findings made into reports so far, in the order of `pending`.
   std::vector<Finding> materialized;
-  std::vector<std::pair<std::size_t, std::string>> before_scratch;
   // When the run first saw an interrupt (Clock::time_point{} until then).
   detail::Clock::time_point interrupted_at{};
   // Whether findings may still be replayed: no interrupt, or one within the grace period.
@@ -289,32 +174,77 @@ struct Explorer::Impl {
   Status run_workers(detail::Clock::time_point start, Termination& termination);
   // Workers: frees s's image.
   void drop_image(StateId s);
+  // Workers: keeps the image of t, which the lane's world holds, before any worker may pick t.
+  Status keep_worker_image(Lane& lane, StateId t);
 
   Status init();
   // Sets s's enabled actions (evaluated by ex, whose world is at s) and tells the strategy.
   Status expand(StateId s, detail::Executor& ex);
-  // Marks the after-invariants that failed in t (item.failures, step item.pair from s) and
-  // records a finding for each that held in s. True when there is one.
-  bool note_failures(const Executed& item, StateId t);
-  // Runs a pair the graph already has marked explored.
+
+  // The step path every loop shares (step.cpp). step() runs item.pair on `lane`, whose world is
+  // at the pair's source (fingerprint source_fp, facts source_facts): the before-invariants, the
+  // action, the successor's facts and fingerprint, and the after-invariants unless `batch` (then
+  // they are checked once per new state, in commit_added()). It touches nothing shared: workers
+  // run it without their lock. commit() then counts the step and records its findings, adds its
+  // target to the graph, keeps a new state and expands it, and tells the strategy; with several
+  // workers under their lock.
+  Status step(Lane& lane, const Fingerprint& source_fp, std::span<const detail::Fact> source_facts,
+              bool batch, Executed& item);
+  Status commit(Lane& lane, Executed& item, bool batch);
+  // Records the before-invariants that failed at the step's source (item.before).
+  void note_before(Executed& item);
+  // The rest of commit() once the step's target t is in the graph. The batch loop calls it
+  // directly: a step onto a known state, most of them, then costs no call at all.
+  Status commit_added(Lane& lane, Executed& item, StateId t, bool is_new, bool batch);
+  // Batch mode: a new state t whose step ran from s is not kept by the step (most batch steps
+  // reach known states). Runs the step again to reach t, checking that it repeats. False when
+  // it does not (a nondeterminism finding; the world is elsewhere).
+  Result<bool> reach_again(const Executed& item);
+  // The lane's world is at t, reached by a step (new: first seen): keeps what is needed to come
+  // back to it (the planner's snapshot, the image store, or a worker's image).
+  Status arrived(Lane& lane, StateId t, bool is_new);
+  // The lane's world left the state it was known at (a step ran) for one not known yet.
+  void left(Lane& lane);
+
+  // One worker: restores the world to pick's source and steps (a pair the graph already has
+  // marked explored). item.ran is false when the pair did not run (over its run limit, skipped,
+  // its source not reached).
   Status run_pair(Pair pick, bool batch, Executed& item);
+  // One worker: brings the world to s for a step. False when it cannot and the pick is
+  // abandoned (a signal, a crash while replaying the path, a path that does not replay).
+  Result<bool> reach(StateId s, Pair pick);
   // Batch mode on the typed byte-image path (image_typed), with s held: runs every one of
   // `actions` from s into items[n...], advancing n.
   Status run_image_state(StateId s, std::span<const ActionId> actions, std::vector<Executed>& items,
                          std::size_t& n);
   // Counts a step that ran in the stats and the coverage.
   void count_step(ActionId a, Outcome::Kind kind);
-  Status commit(Executed& item, bool batch);
-  // The rest of commit() once the step's target t is in the graph. The batch loop calls it
-  // directly: a step onto a known state, most of them, then costs no call at all.
-  Status commit_added(Executed& item, StateId t, bool is_new, bool batch);
-  void record(Pending p);
   Status replay_edge(StateId from, ActionId a, StateId to);
   Result<RunReport> run();
   Result<RunReport> explore_and_report();
   // One worker on `world` until a limit or the end. REQUIRES: the root is in the graph and
   // expanded.
   Status run_one(detail::Clock::time_point start, Termination& termination);
+  // One worker's loop: batch mode (cheap snapshots and a strategy that picks ahead) and its
+  // buffers. A round picks up to a batch of pairs (or whole states), steps each, and commits
+  // them: each at once, or in batch mode all after the round.
+  struct OneLoop {
+    bool batch = false;
+    bool whole_states = false;  // the strategy hands out whole states (pick_state())
+    std::size_t batch_size = 1;
+    std::vector<Executed> items;
+    std::size_t n = 0;                    // items stepped this round, waiting for commit_batch()
+    std::size_t taken = 0;                // picks this round
+    std::vector<StateId> unran;           // batch mode: sources to free after the round
+    std::vector<ActionId> state_actions;  // whole-state mode: the picked state's actions
+  };
+  // Sets up batch mode and the byte-image paths.
+  Status start_one(OneLoop& loop);
+  // One round's picks: whole states up to `want` pairs, or `want` pairs.
+  Status run_states(OneLoop& loop, std::size_t want);
+  Status run_pairs(OneLoop& loop, std::size_t want);
+  // Batch mode: commits the round's items, and frees the sources nothing will run from again.
+  Status commit_batch(OneLoop& loop);
   // The option limit that ends the run now, counting `under_way` pairs as steps already taken;
   // the time limit and progress calls (due at next_progress) only when `clock`.
   std::optional<Termination> limit_reached(detail::Clock::time_point start, std::uint64_t under_way,

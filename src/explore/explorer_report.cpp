@@ -186,7 +186,7 @@ RunReport Explorer::Impl::partial_report(const Status& failure, Termination term
   report.findings = std::move(materialized);
   if (graph) {
     std::size_t done = report.findings.size();
-    for (const auto& [key, p] : pending) {
+    for (const auto& [key, p] : findings.pending()) {
       if (done > 0) {
         --done;
         continue;
@@ -217,7 +217,8 @@ Result<RunReport> Explorer::Impl::explore_and_report() {
   for (std::size_t i = 0; i < nf; ++i) facts.push_back(0);
   if (Status st = planner->begin(0); !st) return st;
   for (bool before : {false, true}) {
-    exec->check(before, [&](std::size_t i, const std::string& msg) { note_before(i, 0, msg); });
+    exec->check(before,
+                [&](std::size_t i, const std::string& msg) { findings.note_before(i, 0, msg); });
   }
   if (Status st = expand(0, *exec); !st) return st;
 
@@ -235,7 +236,7 @@ Result<RunReport> Explorer::Impl::explore_and_report() {
   }
 
   RunReport report = report_header(termination);
-  for (const auto& [key, p] : pending) {
+  for (const auto& [key, p] : findings.pending()) {
     auto f = materialize(p);
     if (!f) return f.status();
     if (!f->confirmed && f->unconfirmed.starts_with("it did not happen")) {

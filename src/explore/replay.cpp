@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -11,8 +12,28 @@
 namespace prowl {
 
 struct Replayer::Impl {
-  Impl(const Model& m, World& w) : exec(m, w) {}
+  Impl(const Model& m, World& w) : exec(m, w), model(m) {}
+
+  // Every invariant, whatever its timing, is checked on every state the replay reaches: a
+  // "before" invariant that fails on a state fails before the next step. A check whose request a
+  // signal cut short says nothing about the system: its failures are dropped, and the replay
+  // stops (ReplayResult::interrupted).
+  void check_state(std::size_t after_steps);
+  // A system that died during step i: the step's failure, and the end of the replay (the state is
+  // not known any more).
+  bool crashed(const TraceStep& step, std::size_t i);
+  // Runs steps[i] from the state `facts` describes. False when the replay ends with it (an error,
+  // a crash, an interrupt); `result.error` is set when the trace cannot go on (an unknown or
+  // disabled action).
+  bool replay_step(const TraceStep& step, std::size_t i);
+  bool interrupted() const { return interrupts() != interrupted_before; }
+
   detail::Executor exec;
+  const Model& model;
+  ReplayResult result;
+  std::vector<detail::Fact> facts;
+  std::vector<detail::Fact> next;
+  int interrupted_before = 0;
 };
 
 Replayer::Replayer(const Model& model, World& world)
@@ -20,92 +41,87 @@ Replayer::Replayer(const Model& model, World& world)
 Replayer::~Replayer() = default;
 
 Result<ReplayResult> Replayer::run(std::span<const TraceStep> steps, bool keep_going) {
-  detail::Executor& exec = impl_->exec;
-  const Model& model = exec.model();
-  ReplayResult result;
-  if (Status st = exec.world().reset(); !st) return st;
-  std::vector<detail::Fact> facts(exec.num_facts(), 0);
-  std::vector<detail::Fact> next(exec.num_facts(), 0);
-
-  // Every invariant, whatever its timing, is checked on every state the replay reaches: a
-  // "before" invariant that fails on a state fails before the next step.
-  // A check whose request a signal cut short says nothing about the system: its failures are
-  // dropped, and the replay stops (ReplayResult::interrupted).
-  const int interrupted_before = interrupts();
-  auto check_state = [&](std::size_t after_steps) {
-    const auto& invs = model.invariants();
-    const std::size_t known = result.failures.size();
-    for (bool before : {false, true}) {
-      exec.check(before, [&](std::size_t i, const std::string& msg) {
-        if (before && invs[i].after()) return;  // already checked with the "after" ones
-        result.failures.push_back(
-            {FindingKind::kInvariant, invs[i].name, invs[i].severity, msg, after_steps});
-      });
-    }
-    if (interrupts() != interrupted_before) {
-      result.failures.resize(known);
-      result.interrupted = true;
-    }
-  };
-
-  // A system that died during step i: the step's failure, and the end of the replay (the state is
-  // not known any more).
-  auto crashed = [&](std::size_t i) {
-    const auto [system, why] = exec.world().dead_system();
-    if (system == nullptr) return false;
-    result.failures.push_back(
-        {FindingKind::kServiceCrashed, system->name(), Severity::kCritical,
-         fmt::format("service '{}' died during '{}': {}", system->name(), steps[i].action, why),
-         i + 1});
-    return true;
-  };
-
-  check_state(0);
-  for (std::size_t i = 0; i < steps.size() && (keep_going || !result.failed()); ++i) {
-    if (interrupts() != interrupted_before) {
-      result.interrupted = true;
+  Impl& r = *impl_;
+  r.result = {};
+  if (Status st = r.exec.world().reset(); !st) return st;
+  r.facts.assign(r.exec.num_facts(), 0);
+  r.next.assign(r.exec.num_facts(), 0);
+  r.interrupted_before = interrupts();
+  r.check_state(0);
+  for (std::size_t i = 0; i < steps.size() && (keep_going || !r.result.failed()); ++i) {
+    if (r.interrupted()) {
+      r.result.interrupted = true;
       break;
     }
-    const TraceStep& step = steps[i];
-    const ActionId a = model.find_action(step.action);
-    if (a == kNoAction) {
-      result.error = fmt::format("unknown action '{}'", step.action);
-      result.error_step = i + 1;
-      return result;
-    }
-    if (!exec.enabled(a, facts, nullptr)) {
-      result.error =
-          fmt::format("action '{}' is not enabled: {}", step.action, exec.why_disabled(a, facts));
-      result.error_step = i + 1;
-      return result;
-    }
-    Outcome out = exec.run(a, [&] { return Rng(step.seed); });
-    if (out.kind == Outcome::Kind::kSkipped) {
-      // Listed, so that executed[i] stays the outcome of steps[i].
-      result.executed.push_back({step.action, step.seed, "skipped", out.message});
-      continue;
-    }
-    // A refusal or an error keeps its reason as the step's detail when it has no detail of its own.
-    std::string detail = out.detail.empty() ? out.message : std::move(out.detail);
-    result.executed.push_back(
-        {step.action, step.seed, std::string(to_string(out.kind)), std::move(detail)});
-    if (out.kind == Outcome::Kind::kError) {
-      if (interrupts() != interrupted_before) {
-        result.interrupted = true;  // the interrupt cut the step short: not a failure
-        break;
-      }
-      if (!crashed(i)) {
-        result.failures.push_back(
-            {FindingKind::kActionError, step.action, Severity::kHigh, out.message, i + 1});
-      }
-      break;
-    }
-    if (crashed(i)) break;
-    exec.advance(facts, a, next);
-    facts.swap(next);
-    check_state(i + 1);
+    if (!r.replay_step(steps[i], i)) break;
   }
-  return result;
+  return std::move(r.result);
+}
+
+void Replayer::Impl::check_state(std::size_t after_steps) {
+  const auto& invs = model.invariants();
+  const std::size_t known = result.failures.size();
+  for (bool before : {false, true}) {
+    exec.check(before, [&](std::size_t i, const std::string& msg) {
+      if (before && invs[i].after()) return;  // already checked with the "after" ones
+      result.failures.push_back(
+          {FindingKind::kInvariant, invs[i].name, invs[i].severity, msg, after_steps});
+    });
+  }
+  if (interrupted()) {
+    result.failures.resize(known);
+    result.interrupted = true;
+  }
+}
+
+bool Replayer::Impl::crashed(const TraceStep& step, std::size_t i) {
+  const auto [system, why] = exec.world().dead_system();
+  if (system == nullptr) return false;
+  result.failures.push_back(
+      {FindingKind::kServiceCrashed, system->name(), Severity::kCritical,
+       fmt::format("service '{}' died during '{}': {}", system->name(), step.action, why), i + 1});
+  return true;
+}
+
+bool Replayer::Impl::replay_step(const TraceStep& step, std::size_t i) {
+  const ActionId a = model.find_action(step.action);
+  if (a == kNoAction) {
+    result.error = fmt::format("unknown action '{}'", step.action);
+    result.error_step = i + 1;
+    return false;
+  }
+  if (!exec.enabled(a, facts, nullptr)) {
+    result.error =
+        fmt::format("action '{}' is not enabled: {}", step.action, exec.why_disabled(a, facts));
+    result.error_step = i + 1;
+    return false;
+  }
+  Outcome out = exec.run(a, [&] { return Rng(step.seed); });
+  if (out.kind == Outcome::Kind::kSkipped) {
+    // Listed, so that executed[i] stays the outcome of steps[i].
+    result.executed.push_back({step.action, step.seed, "skipped", out.message});
+    return true;
+  }
+  // A refusal or an error keeps its reason as the step's detail when it has no detail of its own.
+  std::string detail = out.detail.empty() ? out.message : std::move(out.detail);
+  result.executed.push_back(
+      {step.action, step.seed, std::string(to_string(out.kind)), std::move(detail)});
+  if (out.kind == Outcome::Kind::kError) {
+    if (interrupted()) {
+      result.interrupted = true;  // the interrupt cut the step short: not a failure
+      return false;
+    }
+    if (!crashed(step, i)) {
+      result.failures.push_back(
+          {FindingKind::kActionError, step.action, Severity::kHigh, out.message, i + 1});
+    }
+    return false;
+  }
+  if (crashed(step, i)) return false;
+  exec.advance(facts, a, next);
+  facts.swap(next);
+  check_state(i + 1);
+  return true;
 }
 
 const ReplayFailure* ReplayResult::find(FindingKind kind, std::string_view name,

@@ -64,13 +64,9 @@ struct Explorer::Impl::Workers {
   struct Worker {
     std::unique_ptr<World> own;  // copies k >= 1; worker 0 runs on Impl::world
     std::unique_ptr<detail::Executor> own_exec;
-    World* world = nullptr;
-    detail::Executor* exec = nullptr;
+    Lane lane;              // its world, where that is, and the last step it ran
     std::vector<int> cpus;  // where its thread runs (empty: worker 0, left as it is)
-    StateId at = kNoState;  // the state its world holds; kNoState: not known
     Executed item;
-    std::string error;  // the action's message when item.error
-    std::vector<std::pair<std::size_t, std::string>> before;  // before-invariants failing at s
     // The state its pairs start from: its image (kept even if another worker drops it), its
     // fingerprint and facts, and the actions still to run from it (whole-state picks).
     StateId source = kNoState;
@@ -80,9 +76,6 @@ struct Explorer::Impl::Workers {
     std::vector<ActionId> queue;  // in reverse order: the next one is at the back
     std::uint32_t depth = 0;      // the source's depth when its pairs were taken
     std::uint64_t loads = 0;
-    // The last step this worker's world ran: a service of its world that died while idle after
-    // it is reported for it (commit()).
-    LastStep last;
   };
 
   explicit Workers(Impl& impl) : x(impl) {}
@@ -151,10 +144,9 @@ struct Explorer::Impl::Workers {
   void hold_source(Worker& w, StateId s);
   // w's pair with action a is no longer under way. Under the lock.
   void done(Worker& w, ActionId a, bool reserved_run);
-  // Runs pair (w.source, a) on w's copy without the lock; the results go to w.item.
+  // Loads w.source into w's copy if it is elsewhere, and steps pair (w.source, a) on it
+  // (Impl::step()), without the lock; the results go to w.item.
   Status step(Worker& w, ActionId a);
-  // Adds what w's step found to the graph. Under the lock.
-  Status commit(Worker& w);
 };
 
 // Here, where Workers is complete.
@@ -212,9 +204,9 @@ Status Explorer::Impl::run_workers(Clock::time_point start, Termination& termina
   ws.reserved.assign(model.actions().size(), 0);
   ws.next_progress = options.progress_interval;
   for (std::size_t k = 0; k < n; ++k) ws.pool.push_back(std::make_unique<Workers::Worker>());
-  ws.pool[0]->world = world.get();
-  ws.pool[0]->exec = exec.get();
-  ws.pool[0]->at = 0;
+  ws.pool[0]->lane.world = world.get();
+  ws.pool[0]->lane.exec = exec.get();
+  ws.pool[0]->lane.at = 0;
   // A service that shares prowl's CPU pinned this thread to one CPU; then each worker gets a CPU
   // of its own, the next ones after this thread's, for itself and its copy of the service.
   // Otherwise (or with more workers than CPUs) the workers run wherever this thread could.
@@ -321,8 +313,8 @@ Status Explorer::Impl::Workers::copy_run(std::size_t k, Clock::time_point start,
                     k, x.model.name()));
   }
   w.own_exec = std::make_unique<detail::Executor>(x.model, *w.own);
-  w.world = w.own.get();
-  w.exec = w.own_exec.get();
+  w.lane.world = w.own.get();
+  w.lane.exec = w.own_exec.get();
   {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return go || stop; });
@@ -447,130 +439,33 @@ Status Explorer::Impl::Workers::loop(Worker& w, Clock::time_point start, Termina
     lock.lock();
     done(w, a, true);
     if (!st) return st;
-    if (Status c = commit(w); !c) return c;
+    if (w.item.ran) x.count_step(a, w.item.kind);
+    if (Status c = x.commit(w.lane, w.item, /*batch=*/false); !c) return c;
   }
 }
 
 Status Explorer::Impl::Workers::step(Worker& w, ActionId a) {
   const StateId s = w.source;
-  Executed& item = w.item;
-  item.pair = {s, a};
-  item.ran = false;
-  item.error = false;
-  item.violation = false;
-  item.failures.clear();
-  w.before.clear();
-  if (w.at != s) {
+  w.item.reset({s, a});
+  if (w.lane.at != s) {
     ++w.loads;
-    w.at = kNoState;
-    if (Status st = w.world->load(*w.source_image); !st) {
+    w.lane.at = kNoState;
+    if (Status st = w.lane.world->load(*w.source_image); !st) {
       // A signal cut the load short (a service restarted): the pair is abandoned.
       return interrupts() > 0 ? Status::ok() : st;
     }
-    w.at = s;
+    w.lane.at = s;
   }
-  detail::Executor& ex = *w.exec;
-  if (ex.has_before()) {
-    ex.check(true, [&](std::size_t i, const std::string& msg) { w.before.emplace_back(i, msg); });
-    if (interrupts() > 0) w.before.clear();  // checks a signal cut short say nothing
-  }
-  Outcome out = ex.run(a, [&] { return x.step_rng_at(w.source_fp, a); });
-  if (out.kind == Outcome::Kind::kSkipped) return Status::ok();  // the world is still at s
-  w.at = kNoState;  // at the step's target, which commit() names
-  // Abandoned: cut short by an interrupt, or failed while the run was stopping (as one worker).
-  if (out.kind == Outcome::Kind::kError && interrupts() > 0) return Status::ok();
-  item.ran = true;
-  item.kind = out.kind;
-  item.detail = std::move(out.detail);
-  item.crashed = Executed::kNoSystem;
-  auto crashed = [&] {
-    if (!detail::detect_crash(*w.world, x.model, a, item)) return false;
-    item.failures.clear();
-    item.error = true;
-    item.violation = true;
-    return true;
-  };
-  if (out.kind == Outcome::Kind::kError) {
-    item.error = true;
-    item.violation = true;
-    if (!crashed()) w.error = std::move(out.message);
-    return Status::ok();
-  }
-  std::span<const detail::Fact> target_facts;
-  if (x.nf > 0) {
-    item.facts.resize(x.nf);
-    ex.advance(w.source_facts, a, item.facts);
-    target_facts = item.facts;
-  }
-  if (Status st = ex.fingerprint(target_facts, item.fp); !st) {
-    if (interrupts() > 0) {
-      item.ran = false;  // the observation was cut short: abandoned
-      return Status::ok();
-    }
-    return crashed() ? Status::ok() : st;
-  }
-  if (ex.has_after()) {
-    ex.check(false,
-             [&](std::size_t i, const std::string& msg) { item.failures.emplace_back(i, msg); });
-    if (interrupts() > 0) item.failures.clear();  // checks a signal cut short say nothing
-  }
-  return Status::ok();
+  return x.step(w.lane, w.source_fp, w.source_facts, /*batch=*/false, w.item);
 }
 
-Status Explorer::Impl::Workers::commit(Worker& w) {
-  Executed& item = w.item;
-  const auto [s, a] = item.pair;
-  Graph& graph = *x.graph;
-  // A service of w's world that the load before this step found dead and restarted. (Only this
-  // worker's thread touches its world; the lock guards the findings.)
-  x.note_idle_death(*w.world, w.last);
-  if (item.ran && !w.world->cheap())
-    w.last = {item.pair, std::string(to_string(item.kind)), item.detail};
-  // Checked before the action ran: they count even when it was skipped.
-  for (const auto& [i, msg] : w.before) {
-    if (x.note_before(i, s, msg)) item.violation = true;
-  }
-  if (!item.ran) {
-    if (!graph.has_unexplored(s)) x.drop_state(s);
-    return Status::ok();
-  }
-  x.count_step(a, item.kind);
-  // Invariants that failed because the service died while they were checked (asked only for a
-  // step that would break one, as with one worker; under the lock, which guards `violating`).
-  if (!item.error && x.breaks_invariant(item, s) &&
-      detail::detect_crash(*w.world, x.model, a, item)) {
-    item.failures.clear();
-    item.error = true;
-    item.violation = true;
-  }
-  if (item.error) {
-    if (item.crashed != Executed::kNoSystem) {
-      x.note_crash(item);
-    } else {
-      x.note_action_error(s, a, std::move(w.error), item.detail);
-    }
-    if (x.observing) x.strategy.observe(graph, {item.pair, kNoState, false, true});
-    if (!graph.has_unexplored(s)) x.drop_state(s);
-    return Status::ok();
-  }
-  const auto [t, is_new] = graph.add(item.fp, s, a);
-  graph.add_transition(s, a, t);
-  w.at = t;
-  if (is_new) {
-    for (std::size_t i = 0; i < x.nf; ++i) x.facts.push_back(item.facts[i]);
-    // Before the strategy hears of t: from then on any worker may pick it.
-    auto image = w.world->capture();
-    if (!image) return image.status();
-    if (images.size() <= t) images.resize(static_cast<std::size_t>(t) + 1);
-    images[t] = std::move(*image);
-    x.stats.max_depth = std::max(x.stats.max_depth, graph.depth(t));
-  }
-  const bool violation = x.note_failures(item, t) || item.violation;
-  if (is_new) {
-    if (Status st = x.expand(t, *w.exec); !st) return st;
-  }
-  if (x.observing) x.strategy.observe(graph, {item.pair, t, is_new, violation});
-  if (!graph.has_unexplored(s)) x.drop_state(s);
+Status Explorer::Impl::keep_worker_image(Lane& lane, StateId t) {
+  // Before the strategy hears of t: from then on any worker may pick it.
+  auto image = lane.world->capture();
+  if (!image) return image.status();
+  auto& images = workers->images;
+  if (images.size() <= t) images.resize(static_cast<std::size_t>(t) + 1);
+  images[t] = std::move(*image);
   return Status::ok();
 }
 
