@@ -11,13 +11,13 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <random>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "action_list.hpp"
+#include "command_line_impl.hpp"
 #include "prowl/cli/version.hpp"
 #include "prowl/core/escape.hpp"
 #include "prowl/core/interrupt.hpp"
@@ -30,6 +30,9 @@
 namespace prowl {
 
 namespace {
+
+using detail::decimal_integer;
+using detail::trace_key;
 
 // Parses "ACTION=W" at the last '=': W must be a finite number > 0.
 Result<std::pair<std::string, double>> parse_weight(std::string_view text) {
@@ -46,34 +49,6 @@ Result<std::pair<std::string, double>> parse_weight(std::string_view text) {
   return std::make_pair(std::string(text.substr(0, eq)), w);
 }
 
-// CLI11 reads integers with strtoull/strtoll in base 0, so "-1" wraps around and "010" is octal.
-// This accepts decimal digits only (and a leading '-' when negative values are allowed), and drops
-// leading zeros before CLI11 converts the text.
-CLI::Validator decimal_integer(bool allow_negative) {
-  return CLI::Validator(
-      [allow_negative](std::string& text) -> std::string {
-        const std::size_t sign = allow_negative && !text.empty() && text[0] == '-' ? 1 : 0;
-        const bool digits = text.size() > sign &&
-                            std::all_of(text.begin() + static_cast<std::ptrdiff_t>(sign),
-                                        text.end(), [](char c) { return c >= '0' && c <= '9'; });
-        if (!digits) {
-          return fmt::format("'{}' is not a {}decimal integer", text,
-                             allow_negative ? "" : "non-negative ");
-        }
-        const std::size_t first = std::min(text.find_first_not_of('0', sign), text.size() - 1);
-        text.erase(sign, first - sign);
-        std::int64_t as_signed = 0;
-        std::uint64_t as_unsigned = 0;
-        const char* end = text.data() + text.size();
-        const bool fits = allow_negative
-                              ? std::from_chars(text.data(), end, as_signed).ec == std::errc()
-                              : std::from_chars(text.data(), end, as_unsigned).ec == std::errc();
-        if (!fits) return fmt::format("'{}' is too large", text);
-        return {};
-      },
-      "");
-}
-
 std::string program_name(const MainSettings& settings, int argc, char** argv) {
   if (!settings.program.empty()) return settings.program;
   if (argc > 0 && argv[0] != nullptr && argv[0][0] != '\0') {
@@ -81,22 +56,6 @@ std::string program_name(const MainSettings& settings, int argc, char** argv) {
   }
   return "prowl";
 }
-
-constexpr std::string_view kFooter =
-    "Exit codes: 0 no findings, 1 findings, 2 bad usage, options or model,\n"
-    "3 environment failure, 70 internal error (a bug in prowl; please report it),\n"
-    "130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the systems are restored and the reports\n"
-    "written first; a second signal skips confirming the findings, a third stops at once).\n";
-constexpr std::string_view kReplayFooter =
-    "Exit codes: 0 the trace ran clean, 1 it failed (a finding), 2 bad usage or a trace that\n"
-    "is malformed or does not fit the model, 3 environment failure, 70 internal error,\n"
-    "130/143/129 stopped by SIGINT/SIGTERM/SIGHUP after the step under way.\n";
-constexpr std::string_view kShrinkFooter =
-    "Exit codes: 1 the trace was shrunk and written (its failure still happens), 2 bad usage,\n"
-    "a trace that is malformed or does not fit the model, or one that does not fail on replay\n"
-    "(nothing to shrink), 3 environment failure (also: OUT cannot be written), 70 internal\n"
-    "error, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the shortest trace found so far is\n"
-    "written).\n";
 
 std::string_view command_name(MainCommand command) {
   switch (command) {
@@ -110,194 +69,15 @@ std::string_view command_name(MainCommand command) {
   return "explore";
 }
 
-// The trace option that records a program's own flag: its name without the leading dashes.
-std::string trace_key(const std::string& flag) {
-  return flag.substr(std::min(flag.find_first_not_of('-'), flag.size()));
-}
-
 }  // namespace
-
-struct CommandLine::Impl {
-  explicit Impl(MainSettings s) : settings(std::move(s)) {}
-
-  MainSettings settings;
-  std::string program;
-  std::unique_ptr<CLI::App> app;
-  struct IntFlag {
-    std::string name, help;
-    int* value;
-    int min, max;
-  };
-  std::vector<IntFlag> int_flags;
-  struct Positional {
-    std::string name, help;
-    std::string* value;
-  };
-  std::vector<Positional> positionals;
-  struct StringFlag {
-    std::string name, type_name, help;
-    std::string* value;
-  };
-  std::vector<StringFlag> string_flags;
-  std::vector<std::pair<std::string, std::string>> trace_options;
-  MainCommand command = MainCommand::kExplore;
-
-  // Flag values.
-  std::string strategy;
-  std::uint64_t seed = 0;
-  std::uint64_t max_steps = 0;
-  std::uint32_t max_depth = 0;
-  std::uint32_t workers = 1;
-  double time_limit = 0;
-  double coverage_target = 0;
-  bool stop_on_first = false;
-  bool shrink = false;
-  bool quiet = false;
-  bool list_actions = false;
-  bool show_version = false;
-  std::vector<std::string> report_texts;
-  std::vector<std::string> weight_texts;
-  std::string trace_dir;
-  // replay and shrink.
-  std::string trace_path;
-  std::string output_path;
-
-  // Derived in parse().
-  std::vector<ReportSpec> reports;
-  std::map<std::string, double> weights;
-  std::optional<trace::Trace> loaded_trace;
-  bool parsed = false;
-
-  void build_app();
-  void build_trace_app();
-  void add_own_flags(bool from_trace);
-  std::optional<int> parse(int argc, char** argv);
-  std::optional<int> read_trace();
-  std::optional<int> check_explore_flags();
-  int run(const Model& model);
-  int explore_model(const Model& model);
-  int usage_error(const std::string& message) const;
-  // What the traces this program writes record besides the finding: the trace options, then
-  // each of the program's own int flags as NAME=VALUE.
-  std::vector<std::pair<std::string, std::string>> own_options() const {
-    std::vector<std::pair<std::string, std::string>> options = trace_options;
-    for (const IntFlag& f : int_flags) {
-      options.emplace_back(trace_key(f.name), std::to_string(*f.value));
-    }
-    return options;
-  }
-};
-
-void CommandLine::Impl::build_app() {
-  app = std::make_unique<CLI::App>(
-      settings.description.empty() ? std::string() : settings.description + "\n", program);
-  app->footer(std::string(kFooter));
-  strategy = settings.default_strategy;
-  app->add_option("--strategy", strategy,
-                  fmt::format("search strategy: {} (default {})", fmt::join(strategy_names(), ", "),
-                              settings.default_strategy))
-      ->type_name("NAME");
-  app->add_option("--seed", seed, "seed of the run (default: a random seed, printed in reports)")
-      ->type_name("N")
-      ->transform(decimal_integer(false));
-  app->add_option("--max-steps", max_steps, "stop after N executed actions (default 0: no limit)")
-      ->type_name("N")
-      ->transform(decimal_integer(false));
-  app->add_option("--max-depth", max_depth,
-                  "do not expand states deeper than N actions (default 0: no limit)")
-      ->type_name("N")
-      ->transform(decimal_integer(false));
-  app->add_option("--time-limit", time_limit, "stop after SECONDS (default 0: no limit)")
-      ->type_name("SECONDS");
-  app->add_option("--workers", workers,
-                  "explore with N workers at once, each with its own copy of the services and "
-                  "database files (live targets on SQLite; default 1)")
-      ->type_name("N")
-      ->transform(decimal_integer(false))
-      ->check(CLI::Range(1, 256).description(""));
-  app->add_option("--coverage-target", coverage_target,
-                  "stop once this fraction (0..1) of the actions ran at least once (default 0: "
-                  "never)")
-      ->type_name("FRACTION");
-  app->add_flag("--stop-on-first", stop_on_first, "stop at the first finding");
-  app->add_flag("--shrink", shrink, "shorten each finding's steps by delta debugging");
-  app->add_option(
-         "--report", report_texts,
-         fmt::format("also write a report, as FORMAT:FILE; formats: {}{} (repeatable)",
-                     fmt::join(report_format_names(), ", "),
-                     settings.default_reports.empty()
-                         ? std::string()
-                         : fmt::format("; default {}", fmt::join(settings.default_reports, " "))))
-      ->type_name("FORMAT:FILE")
-      ->allow_extra_args(false);
-  app->add_option("--trace-dir", trace_dir,
-                  "write each finding as a trace file DIR/NNN-KIND-NAME.trace, for replay and "
-                  "shrink (DIR is created)")
-      ->type_name("DIR");
-  app->add_option("--weight", weight_texts,
-                  "weight of an action for --strategy weighted, as ACTION=W with W > 0 "
-                  "(repeatable)")
-      ->type_name("ACTION=W")
-      ->allow_extra_args(false);
-  add_own_flags(/*from_trace=*/false);
-  for (const Positional& p : positionals) {
-    app->add_option(p.name, *p.value, p.help)->required()->type_name("");
-  }
-  app->add_flag("--quiet", quiet, "print only the findings and a one-line summary");
-  app->add_flag("--list-actions", list_actions,
-                "list the model's actions and invariants, and exit");
-  app->add_flag("--version", show_version, "print prowl's version and exit");
-  if (positionals.empty()) {
-    app->footer(
-        fmt::format("Commands on a trace file (written by --trace-dir), instead of exploring:\n"
-                    "  {0} replay TRACE            replay it; say whether its failure happens\n"
-                    "  {0} shrink TRACE [-o OUT]   shorten it while the same failure happens\n"
-                    "Run '{0} replay --help' for the details.\n{1}",
-                    program, kFooter));
-  }
-}
-
-void CommandLine::Impl::add_own_flags(bool from_trace) {
-  for (const IntFlag& f : int_flags) {
-    app->add_option(f.name, *f.value,
-                    from_trace
-                        ? fmt::format("{} ({}..{}, default: the trace's {})", f.help, f.min, f.max,
-                                      trace_key(f.name))
-                        : fmt::format("{} ({}..{}, default {})", f.help, f.min, f.max, *f.value))
-        ->type_name("N")
-        ->transform(decimal_integer(true))
-        ->check(CLI::Range(f.min, f.max).description(""));
-  }
-  for (const StringFlag& f : string_flags) {
-    app->add_option(f.name, *f.value, f.help)->type_name(f.type_name);
-  }
-}
-
-void CommandLine::Impl::build_trace_app() {
-  const bool shrinking = command == MainCommand::kShrink;
-  std::string description =
-      shrinking
-          ? "Shrinks a trace: replays it (it must fail), removes steps by delta debugging while "
-            "the\nsame failure (kind and name) still happens, and writes the shorter trace."
-          : "Replays a trace from the initial state: prints each step with its outcome and "
-            "detail,\nthe failures, and whether the failure the trace records happened, after "
-            "which step.";
-  if (settings.command && !settings.description.empty()) description = settings.description;
-  app = std::make_unique<CLI::App>(description + "\n", program);
-  app->footer(std::string(shrinking ? kShrinkFooter : kReplayFooter));
-  app->add_option("TRACE", trace_path, "the trace file")->required()->type_name("");
-  if (shrinking) {
-    app->add_option("-o,--output", output_path,
-                    "where to write the shrunk trace (default: TRACE with .shrunk before its "
-                    "extension: x.trace -> x.shrunk.trace)")
-        ->type_name("OUT");
-  }
-  add_own_flags(/*from_trace=*/true);
-}
 
 int CommandLine::Impl::usage_error(const std::string& message) const {
   std::cerr << fmt::format("{}: {}\nRun '{} --help' for the options.\n", program, message, program);
   return kExitUsage;
+}
+
+void CommandLine::Impl::print_error(const Status& status) const {
+  std::cerr << fmt::format("{}: {}\n", program, escape_lines(status.message()));
 }
 
 std::optional<int> CommandLine::Impl::parse(int argc, char** argv) {
@@ -410,7 +190,7 @@ int CommandLine::Impl::run(const Model& model) {
   if (command != MainCommand::kExplore) {
     PROWL_CHECK(loaded_trace.has_value(), "CommandLine::run() after a parse() that failed");
     if (Status valid = model.validate(); !valid) {
-      std::cerr << fmt::format("{}: {}\n", program, escape_lines(valid.message()));
+      print_error(valid);
       return kExitUsage;
     }
     detail::TraceCommand c{program, trace_path, *loaded_trace, output_path, own_options()};
@@ -424,73 +204,32 @@ int CommandLine::Impl::run(const Model& model) {
 }
 
 int CommandLine::Impl::explore_model(const Model& model) {
-  const Status valid = model.validate();
-  if (list_actions) {
-    detail::write_action_list(std::cout, model);
-    if (valid) return kExitOk;
-  }
-  if (!valid) {
-    std::cerr << fmt::format("{}: {}\n", program, escape_lines(valid.message()));
-    return kExitUsage;
-  }
-  for (const auto& [name, w] : weights) {
-    if (model.find_action(name) == kNoAction) {
-      std::vector<std::string> known;
-      for (const Action& a : model.actions()) known.push_back(a.name);
-      return usage_error(fmt::format("--weight names unknown action '{}'; the actions are: {}",
-                                     name, fmt::join(known, ", ")));
-    }
-  }
+  if (std::optional<int> code = check_model(model)) return *code;
   StrategyParams params;
   params.seed = seed;
   params.weights = weights;
   auto made = make_strategy(strategy, model, params);
   if (!made) {
-    std::cerr << fmt::format("{}: {}\n", program, escape_lines(made.status().message()));
+    print_error(made.status());
     return made.status().exit_code();
   }
-
-  // Checked before exploring: a directory that cannot be made should not cost a whole run.
-  if (!trace_dir.empty()) {
-    if (Status st = detail::create_trace_dir(trace_dir); !st) {
-      std::cerr << fmt::format("{}: {}\n", program, escape_lines(st.message()));
-      return st.exit_code();
-    }
-  }
-  bool report_to_stdout = false;
-  for (const ReportSpec& spec : reports) {
-    if (Status st = check_report_destination(spec); !st)
-      return usage_error(escape_lines(st.message()));
-    report_to_stdout = report_to_stdout || spec.to_stdout();
-  }
+  if (std::optional<int> code = check_outputs()) return *code;
   // A report on standard output has it to itself: the console report goes to standard error.
+  const bool report_to_stdout = std::any_of(
+      reports.begin(), reports.end(), [](const ReportSpec& spec) { return spec.to_stdout(); });
   std::ostream& console = report_to_stdout ? std::cerr : std::cout;
 
-  Options options;
-  options.seed = seed;
-  options.max_steps = max_steps;
-  options.max_depth = max_depth;
-  options.workers = workers;
-  options.time_limit = time_limit;
-  options.coverage_target = coverage_target;
-  options.stop_on_first = stop_on_first;
-  options.shrink = shrink;
   ProgressLine progress(std::cerr);
   ProgressLog progress_log(std::cerr);
-  if (!quiet && ::isatty(STDERR_FILENO)) {
-    options.on_progress = [&progress](const Progress& p) { progress.update(p); };
-  } else if (!quiet) {
-    options.on_progress = [&progress_log](const Progress& p) { progress_log.update(p); };
-  }
   // Ctrl-C, SIGTERM and SIGHUP (handled since parse()) stop the run at the next step; it still
   // restores the systems and reports (prowl/core/interrupt.hpp).
-  Explorer explorer(model, **made, std::move(options));
+  Explorer explorer(model, **made, explore_options(progress, progress_log));
   Result<RunReport> result = explorer.run();
   progress.finish();
   int code = kExitOk;
   const RunReport* report = result ? &*result : explorer.partial_report();
   if (!result) {
-    std::cerr << fmt::format("{}: {}\n", program, escape_lines(result.status().message()));
+    print_error(result.status());
     code = result.status().exit_code();
   } else {
     code = result->findings.empty() ? kExitOk : kExitFindings;
@@ -503,9 +242,81 @@ int CommandLine::Impl::explore_model(const Model& model) {
   }
   // Every requested report is written, also for a run that failed (with its error) or was
   // interrupted, and the traces of what was found.
+  code = write_reports(*report, console, code);
+  if (!trace_dir.empty()) code = write_traces(*report, console, code);
+  if (interrupts() > 0) {
+    std::cerr << fmt::format("{}: stopped by {}\n", program, signal_name(interrupt_signal()));
+    return interrupt_exit_code();
+  }
+  return code;
+}
+
+// The model is valid (--list-actions lists it first, valid or not) and --weight names its actions.
+std::optional<int> CommandLine::Impl::check_model(const Model& model) const {
+  const Status valid = model.validate();
+  if (list_actions) {
+    detail::write_action_list(std::cout, model);
+    if (valid) return kExitOk;
+  }
+  if (!valid) {
+    print_error(valid);
+    return kExitUsage;
+  }
+  for (const auto& [name, w] : weights) {
+    if (model.find_action(name) == kNoAction) {
+      std::vector<std::string> known;
+      for (const Action& a : model.actions()) known.push_back(a.name);
+      return usage_error(fmt::format("--weight names unknown action '{}'; the actions are: {}",
+                                     name, fmt::join(known, ", ")));
+    }
+  }
+  return std::nullopt;
+}
+
+// Checked before exploring: a directory that cannot be made should not cost a whole run.
+std::optional<int> CommandLine::Impl::check_outputs() const {
+  if (!trace_dir.empty()) {
+    if (Status st = detail::create_trace_dir(trace_dir); !st) {
+      print_error(st);
+      return st.exit_code();
+    }
+  }
   for (const ReportSpec& spec : reports) {
-    if (Status st = write_report(spec, *report); !st) {
-      std::cerr << fmt::format("{}: {}\n", program, escape_lines(st.message()));
+    if (Status st = check_report_destination(spec); !st) {
+      return usage_error(escape_lines(st.message()));
+    }
+  }
+  return std::nullopt;
+}
+
+// The run's limits from the flags; live progress on standard error unless --quiet, redrawn on a
+// terminal, one line at a time otherwise.
+Options CommandLine::Impl::explore_options(ProgressLine& progress,
+                                           ProgressLog& progress_log) const {
+  Options options;
+  options.seed = seed;
+  options.max_steps = max_steps;
+  options.max_depth = max_depth;
+  options.workers = workers;
+  options.time_limit = time_limit;
+  options.coverage_target = coverage_target;
+  options.stop_on_first = stop_on_first;
+  options.shrink = shrink;
+  if (!quiet && ::isatty(STDERR_FILENO)) {
+    options.on_progress = [&progress](const Progress& p) { progress.update(p); };
+  } else if (!quiet) {
+    options.on_progress = [&progress_log](const Progress& p) { progress_log.update(p); };
+  }
+  return options;
+}
+
+// A report that cannot be written does not stop the others; its exit code replaces `code` unless
+// that says worse already.
+int CommandLine::Impl::write_reports(const RunReport& report, std::ostream& console,
+                                     int code) const {
+  for (const ReportSpec& spec : reports) {
+    if (Status st = write_report(spec, report); !st) {
+      print_error(st);
       if (code < kExitUsage) code = st.exit_code();
       continue;
     }
@@ -513,20 +324,20 @@ int CommandLine::Impl::explore_model(const Model& model) {
       console << fmt::format("{} report written to {}\n", spec.format, spec.path);
     }
   }
-  if (!trace_dir.empty()) {
-    auto paths = detail::write_finding_traces(*report, trace_dir, own_options());
-    if (!paths) {
-      std::cerr << fmt::format("{}: {}\n", program, escape_lines(paths.status().message()));
-      if (code < kExitUsage) code = paths.status().exit_code();
-    } else if (!quiet) {
-      for (std::size_t i = 0; i < paths->size(); ++i) {
-        console << fmt::format("[{}] trace written to {}\n", i + 1, (*paths)[i]);
-      }
+  return code;
+}
+
+// As write_reports(), for the --trace-dir traces of the findings.
+int CommandLine::Impl::write_traces(const RunReport& report, std::ostream& console,
+                                    int code) const {
+  auto paths = detail::write_finding_traces(report, trace_dir, own_options());
+  if (!paths) {
+    print_error(paths.status());
+    if (code < kExitUsage) code = paths.status().exit_code();
+  } else if (!quiet) {
+    for (std::size_t i = 0; i < paths->size(); ++i) {
+      console << fmt::format("[{}] trace written to {}\n", i + 1, (*paths)[i]);
     }
-  }
-  if (interrupts() > 0) {
-    std::cerr << fmt::format("{}: stopped by {}\n", program, signal_name(interrupt_signal()));
-    return interrupt_exit_code();
   }
   return code;
 }

@@ -109,6 +109,63 @@ std::string truncated(const std::string& text, std::size_t max) {
   return fmt::format("{}... ({} more bytes)", text.substr(0, cut), text.size() - cut);
 }
 
+// The headers a request goes out with: the client's, then its secrets and the request's own (each
+// replacing one of the same name), then what the request leaves unset.
+HttpHeaders request_headers(const HttpClientOptions& options,
+                            const std::vector<std::string>& secret_values,
+                            const HttpRequest& request) {
+  HttpHeaders headers = options.headers;
+  for (std::size_t i = 0; i < secret_values.size(); ++i) {
+    set_header(headers, options.secret_headers[i].first, secret_values[i]);
+  }
+  for (const auto& [name, value] : request.headers) set_header(headers, name, value);
+  if (request.json) {
+    if (!request.body.empty() && !has_header(headers, "Content-Type")) {
+      headers.emplace_back("Content-Type", "application/json");
+    }
+    if (!has_header(headers, "Accept")) headers.emplace_back("Accept", "application/json");
+  }
+  // curl would otherwise wait for "100 Continue" before sending a large body.
+  if (!has_header(headers, "Expect")) headers.emplace_back("Expect", "");
+  return headers;
+}
+
+// Why the method or a header cannot be sent, or "" when all can: a line break would start a
+// header of its own (or a body). A value is not shown, it may be a secret.
+std::string unsendable(const HttpRequest& request, const HttpHeaders& headers,
+                       const HttpClient& client) {
+  if (const char* bad = forbidden_character(request.method)) {
+    return fmt::format("the method contains {}", bad);
+  }
+  for (const auto& [name, value] : headers) {
+    if (const char* bad = forbidden_character(name)) {
+      return fmt::format("header name '{}' contains {}", escape_text(client.redact(name)), bad);
+    }
+    if (const char* bad = forbidden_character(value)) {
+      return fmt::format(
+          "the value of header '{}' contains {} (a header value cannot hold CR, LF or NUL)",
+          escape_text(name), bad);
+    }
+  }
+  return {};
+}
+
+using HeaderList = std::unique_ptr<curl_slist, void (*)(curl_slist*)>;
+
+// The headers as curl takes them: "Name;" is curl's way of sending a header with an empty value;
+// "Expect:" removes it.
+HeaderList header_list(const HttpHeaders& headers) {
+  curl_slist* list = nullptr;
+  for (const auto& [name, value] : headers) {
+    const std::string line =
+        value.empty() ? (iequals(name, "Expect") ? name + ":" : name + ";") : name + ": " + value;
+    curl_slist* next = curl_slist_append(list, line.c_str());
+    PROWL_CHECK(next != nullptr, "curl_slist_append failed (out of memory)");
+    list = next;
+  }
+  return HeaderList(list, curl_slist_free_all);
+}
+
 }  // namespace
 
 // The curl handle and the state its callbacks write into. Lives on the heap so the error buffer
@@ -169,6 +226,128 @@ struct HttpClient::Handle {
     }
     curl_multi_remove_handle(multi, curl);
     return result;
+  }
+
+  // Readies the state the callbacks write into for one request, answered into `answer`.
+  void begin(HttpResponse& answer, std::size_t max_body_bytes) {
+    error[0] = '\0';
+    reply = &answer;
+    max_body = max_body_bytes;
+    too_large = false;
+    interrupts_at_start = interrupts();
+    interrupted = false;
+  }
+
+  // Where the request goes, its limits, its headers, and the callbacks that fill the reply and
+  // watch for a signal.
+  void set_transfer(const std::string& url, std::chrono::milliseconds timeout,
+                    const HttpClientOptions& options, curl_slist* headers) {
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_PROXY, options.proxy.c_str());
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(options.connect_timeout.count()));
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &Handle::on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, this);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &Handle::on_header);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, this);
+    curl_easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
+    // The path as given: the caller percent-encoded the values it bound, and "/../" in a path is
+    // what the model asked for.
+    curl_easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, &Handle::on_progress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, this);
+  }
+
+  // The method, and the body of a request that sends one. `request` outlives the transfer: curl
+  // reads the body from it.
+  void set_method(const HttpRequest& request) {
+    if (request.method == "HEAD") {
+      curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+    } else if (request.method == "GET" && request.body.empty()) {
+      curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+    } else {
+      const bool sends_body = !request.body.empty() || request.method == "POST" ||
+                              request.method == "PUT" || request.method == "PATCH";
+      if (sends_body) {
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                         static_cast<curl_off_t>(request.body.size()));
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
+      }
+      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    }
+  }
+
+  // Status, time and URL of a transfer that got an answer; the body and headers are in already.
+  void read_answer(HttpResponse& answer, const std::string& url) {
+    long status = 0;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    answer.status = static_cast<int>(status);
+    curl_off_t total_us = 0;
+    curl_easy_getinfo(curl, CURLINFO_TOTAL_TIME_T, &total_us);
+    answer.elapsed_ms = static_cast<double>(total_us) / 1000.0;
+    char* effective = nullptr;
+    curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &effective);
+    answer.url = effective != nullptr ? effective : url;
+  }
+
+  struct Failure {
+    HttpFailure kind;
+    std::string what;
+  };
+
+  // The kind of a transfer's failure (not an interruption) and how to say it.
+  Failure classify(CURLcode rc, std::chrono::milliseconds timeout,
+                   const HttpClientOptions& options) {
+    switch (rc) {
+      case CURLE_OPERATION_TIMEDOUT:
+        return {HttpFailure::kTimeout, timeout_text(timeout, options.connect_timeout)};
+      case CURLE_COULDNT_CONNECT: {
+        long os_errno = 0;
+        curl_easy_getinfo(curl, CURLINFO_OS_ERRNO, &os_errno);
+        if (os_errno == ECONNREFUSED) {
+          return {HttpFailure::kRefused, "connection refused (nothing listens there)"};
+        }
+        return {HttpFailure::kOther,
+                fmt::format("cannot connect ({})", std::strerror(static_cast<int>(os_errno)))};
+      }
+      case CURLE_GOT_NOTHING:
+        return {HttpFailure::kDropped,
+                "connection dropped: the server closed it without answering"};
+      case CURLE_RECV_ERROR:
+      case CURLE_SEND_ERROR:
+        return {HttpFailure::kDropped, "connection dropped during the exchange"};
+      case CURLE_PARTIAL_FILE:
+        return {HttpFailure::kDropped, "connection dropped before the whole response arrived"};
+      case CURLE_COULDNT_RESOLVE_HOST:
+        return {HttpFailure::kResolve, "cannot resolve the host"};
+      case CURLE_WRITE_ERROR:
+        if (too_large) {
+          return {HttpFailure::kTooLarge,
+                  fmt::format("response body larger than {} bytes", options.max_response_bytes)};
+        }
+        [[fallthrough]];
+      default:
+        return {HttpFailure::kOther, "request failed"};
+    }
+  }
+
+  // Which wait timed out: connect time stays 0 on a reused connection; pretransfer is set once
+  // the request starts.
+  std::string timeout_text(std::chrono::milliseconds timeout,
+                           std::chrono::milliseconds connect_timeout) {
+    curl_off_t connected_us = 0;
+    curl_off_t pretransfer_us = 0;
+    curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connected_us);
+    curl_easy_getinfo(curl, CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
+    return connected_us > 0 || pretransfer_us > 0
+               ? fmt::format("timed out after {} ms waiting for the response", timeout.count())
+               : fmt::format("timed out after {} ms while connecting",
+                             std::min(timeout, connect_timeout).count());
   }
 
   CURLcode multi_failed(CURLMcode mc) {
@@ -292,184 +471,44 @@ std::string HttpClient::url_for(const HttpRequest& request) const {
 
 Result<HttpResponse> HttpClient::request(const HttpRequest& request) {
   PROWL_CHECK(handle_ != nullptr, "HttpClient::request on a moved-from client");
-  CURL* curl = handle_->curl;
+  Handle& handle = *handle_;
   // Clears the options of the previous request but keeps its open connection.
-  curl_easy_reset(curl);
+  curl_easy_reset(handle.curl);
 
   const std::string url = url_for(request);
   const auto timeout = request.timeout.count() > 0 ? request.timeout : options_.timeout;
-
-  HttpHeaders headers = options_.headers;
-  for (std::size_t i = 0; i < secret_values_.size(); ++i) {
-    set_header(headers, options_.secret_headers[i].first, secret_values_[i]);
-  }
-  for (const auto& [name, value] : request.headers) set_header(headers, name, value);
-  if (request.json) {
-    if (!request.body.empty() && !has_header(headers, "Content-Type")) {
-      headers.emplace_back("Content-Type", "application/json");
-    }
-    if (!has_header(headers, "Accept")) headers.emplace_back("Accept", "application/json");
-  }
-  // curl would otherwise wait for "100 Continue" before sending a large body.
-  if (!has_header(headers, "Expect")) headers.emplace_back("Expect", "");
-
-  // A line break would start a header of its own (or a body): refused before anything is sent.
-  // The value is not shown, it may be a secret.
-  auto refuse = [&](const std::string& what) {
+  const HttpHeaders headers = request_headers(options_, secret_values_, request);
+  // Refused before anything is sent.
+  if (std::string why = unsendable(request, headers, *this); !why.empty()) {
     last_failure_ = HttpFailure::kOther;
     return Status::invalid(fmt::format("{} {}: {}; nothing was sent", escape_text(request.method),
-                                       escape_text(redact(url)), what));
-  };
-  if (const char* bad = forbidden_character(request.method)) {
-    return refuse(fmt::format("the method contains {}", bad));
+                                       escape_text(redact(url)), why));
   }
-  for (const auto& [name, value] : headers) {
-    if (const char* bad = forbidden_character(name)) {
-      return refuse(fmt::format("header name '{}' contains {}", escape_text(redact(name)), bad));
-    }
-    if (const char* bad = forbidden_character(value)) {
-      return refuse(fmt::format(
-          "the value of header '{}' contains {} (a header value cannot hold CR, LF or NUL)",
-          escape_text(name), bad));
-    }
-  }
-
-  curl_slist* list = nullptr;
-  for (const auto& [name, value] : headers) {
-    // "Name;" is curl's way of sending a header with an empty value; "Expect:" removes it.
-    const std::string line =
-        value.empty() ? (iequals(name, "Expect") ? name + ":" : name + ";") : name + ": " + value;
-    curl_slist* next = curl_slist_append(list, line.c_str());
-    PROWL_CHECK(next != nullptr, "curl_slist_append failed (out of memory)");
-    list = next;
-  }
-  std::unique_ptr<curl_slist, void (*)(curl_slist*)> list_owner(list, curl_slist_free_all);
+  const HeaderList list = header_list(headers);
 
   HttpResponse reply;
-  handle_->error[0] = '\0';
-  handle_->reply = &reply;
-  handle_->max_body = options_.max_response_bytes;
-  handle_->too_large = false;
-  handle_->interrupts_at_start = interrupts();
-  handle_->interrupted = false;
-
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, handle_->error);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_PROXY, options_.proxy.c_str());
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
-                   static_cast<long>(options_.connect_timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &Handle::on_body);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, handle_.get());
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &Handle::on_header);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, handle_.get());
-  curl_easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
-  // The path as given: the caller percent-encoded the values it bound, and "/../" in a path is
-  // what the model asked for.
-  curl_easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);
-  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, &Handle::on_progress);
-  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, handle_.get());
-
-  if (request.method == "HEAD") {
-    curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
-  } else if (request.method == "GET" && request.body.empty()) {
-    curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
-  } else {
-    const bool sends_body = !request.body.empty() || request.method == "POST" ||
-                            request.method == "PUT" || request.method == "PATCH";
-    if (sends_body) {
-      curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
-                       static_cast<curl_off_t>(request.body.size()));
-      curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
-    }
-    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-  }
-
-  const CURLcode rc = handle_->perform();
-  handle_->reply = nullptr;
+  handle.begin(reply, options_.max_response_bytes);
+  handle.set_transfer(url, timeout, options_, list.get());
+  handle.set_method(request);
+  const CURLcode rc = handle.perform();
+  handle.reply = nullptr;
 
   if (rc == CURLE_OK) {
-    long status = 0;
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-    reply.status = static_cast<int>(status);
-    curl_off_t total_us = 0;
-    curl_easy_getinfo(curl, CURLINFO_TOTAL_TIME_T, &total_us);
-    reply.elapsed_ms = static_cast<double>(total_us) / 1000.0;
-    char* effective = nullptr;
-    curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &effective);
-    reply.url = effective != nullptr ? effective : url;
+    handle.read_answer(reply, url);
     last_failure_ = HttpFailure::kNone;
     return reply;
   }
-
-  if (handle_->interrupted) {
+  if (handle.interrupted) {
     last_failure_ = HttpFailure::kInterrupted;
     return Status::environment(
         redact(fmt::format("{} {}: interrupted by {} during the request", request.method, url,
                            signal_name(interrupt_signal()))));
   }
-  std::string what;
-  switch (rc) {
-    case CURLE_OPERATION_TIMEDOUT: {
-      last_failure_ = HttpFailure::kTimeout;
-      // Connect time stays 0 on a reused connection; pretransfer is set once the request starts.
-      curl_off_t connected_us = 0;
-      curl_off_t pretransfer_us = 0;
-      curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connected_us);
-      curl_easy_getinfo(curl, CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
-      what = connected_us > 0 || pretransfer_us > 0
-                 ? fmt::format("timed out after {} ms waiting for the response", timeout.count())
-                 : fmt::format("timed out after {} ms while connecting",
-                               std::min(timeout, options_.connect_timeout).count());
-      break;
-    }
-    case CURLE_COULDNT_CONNECT: {
-      long os_errno = 0;
-      curl_easy_getinfo(curl, CURLINFO_OS_ERRNO, &os_errno);
-      if (os_errno == ECONNREFUSED) {
-        last_failure_ = HttpFailure::kRefused;
-        what = "connection refused (nothing listens there)";
-      } else {
-        last_failure_ = HttpFailure::kOther;
-        what = fmt::format("cannot connect ({})", std::strerror(static_cast<int>(os_errno)));
-      }
-      break;
-    }
-    case CURLE_GOT_NOTHING:
-      last_failure_ = HttpFailure::kDropped;
-      what = "connection dropped: the server closed it without answering";
-      break;
-    case CURLE_RECV_ERROR:
-    case CURLE_SEND_ERROR:
-      last_failure_ = HttpFailure::kDropped;
-      what = "connection dropped during the exchange";
-      break;
-    case CURLE_PARTIAL_FILE:
-      last_failure_ = HttpFailure::kDropped;
-      what = "connection dropped before the whole response arrived";
-      break;
-    case CURLE_COULDNT_RESOLVE_HOST:
-      last_failure_ = HttpFailure::kResolve;
-      what = "cannot resolve the host";
-      break;
-    case CURLE_WRITE_ERROR:
-      if (handle_->too_large) {
-        last_failure_ = HttpFailure::kTooLarge;
-        what = fmt::format("response body larger than {} bytes", options_.max_response_bytes);
-        break;
-      }
-      [[fallthrough]];
-    default:
-      last_failure_ = HttpFailure::kOther;
-      what = "request failed";
-      break;
-  }
+  Handle::Failure failure = handle.classify(rc, timeout, options_);
+  last_failure_ = failure.kind;
   std::string message =
-      fmt::format("{} {}: {}: {}", request.method, url, what, curl_easy_strerror(rc));
-  if (handle_->error[0] != '\0') message += fmt::format(" ({})", handle_->error);
+      fmt::format("{} {}: {}: {}", request.method, url, failure.what, curl_easy_strerror(rc));
+  if (handle.error[0] != '\0') message += fmt::format(" ({})", handle.error);
   return Status::environment(redact(message));
 }
 

@@ -155,7 +155,11 @@ Status drop_record(const DatabaseGuard& guard) {
   return Status::ok();
 }
 
-Result<std::string> recover(PGconn* conn, const std::string& database) {
+namespace {
+
+// Where a run that did not end left its record: "schema" for the schema prowl_recovery, the
+// quoted name of a schema that holds tables prowl_recovery_*, or "" when there is none.
+Result<std::string> find_record(PGconn* conn, const std::string& database) {
   // The schema prowl_recovery, or else tables prowl_recovery_run in any schema.
   const std::string sql = fmt::format(
       "SELECT 'schema' WHERE to_regnamespace('{0}') IS NOT NULL UNION ALL "
@@ -169,79 +173,110 @@ Result<std::string> recover(PGconn* conn, const std::string& database) {
                                            result_message(found.get(), conn)));
   }
   if (PQntuples(found.get()) == 0) return std::string();
-  const std::string where = PQgetvalue(found.get(), 0, 0);
-  const bool own_schema = where == "schema";
-  RecordPlace place = own_schema ? schema_place() : table_place(where, 0);
+  return std::string(PQgetvalue(found.get(), 0, 0));
+}
 
-  auto unreadable = [&](const std::string& why) {
-    return Status::environment(fmt::format(
-        "{}: the recovery record of a run that did not end ({}) cannot be read ({}); the database "
-        "may still hold that run's changes: check it, then remove the record by hand ({})",
-        database, place.shown, why, own_schema ? place.drop : "DROP TABLE each of " + place.shown));
-  };
+// A record that cannot be read is left alone: the user checks the database and removes it.
+Status unreadable(const std::string& database, const RecordPlace& place, bool own_schema,
+                  const std::string& why) {
+  return Status::environment(fmt::format(
+      "{}: the recovery record of a run that did not end ({}) cannot be read ({}); the database "
+      "may still hold that run's changes: check it, then remove the record by hand ({})",
+      database, place.shown, why, own_schema ? place.drop : "DROP TABLE each of " + place.shown));
+}
+
+// The run that left a record, as its run table has it.
+struct RecordedRun {
+  std::string pid;
+  std::string begun;
+  std::string host;
+  std::string setval;
+};
+
+Result<RecordedRun> read_run(PGconn* conn, const std::string& database, const RecordPlace& place,
+                             bool own_schema) {
   PgResult run(PQexec(
       conn,
       fmt::format("SELECT format, pid, begun, host, setval FROM {}run", place.prefix).c_str()));
-  if (!ok(run.get())) return unreadable(result_message(run.get(), conn));
+  auto fail = [&](const std::string& why) { return unreadable(database, place, own_schema, why); };
+  if (!ok(run.get())) return fail(result_message(run.get(), conn));
   if (PQntuples(run.get()) != 1) {
-    return unreadable(fmt::format("{}run has {} rows, not 1", place.prefix, PQntuples(run.get())));
+    return fail(fmt::format("{}run has {} rows, not 1", place.prefix, PQntuples(run.get())));
   }
   const std::string format = PQgetvalue(run.get(), 0, 0);
   if (format != std::to_string(kRecordFormat)) {
-    return unreadable(fmt::format("format {}, not {}", format, kRecordFormat));
+    return fail(fmt::format("format {}, not {}", format, kRecordFormat));
   }
-  const std::string pid = PQgetvalue(run.get(), 0, 1);
-  const std::string begun = PQgetvalue(run.get(), 0, 2);
-  const std::string host = PQgetvalue(run.get(), 0, 3);
-  const std::string setval = PQgetvalue(run.get(), 0, 4);
-  PgResult tables(
-      PQexec(conn, fmt::format("SELECT position, name, partitioned, columns FROM {}tables ORDER BY "
-                               "position",
-                               place.prefix)
-                       .c_str()));
-  if (!ok(tables.get())) return unreadable(result_message(tables.get(), conn));
-  const int n = PQntuples(tables.get());
-  if (!own_schema) {
-    place.drop = fmt::format("DROP TABLE {0}run, {0}tables", place.prefix);
-    for (int i = 0; i < n; ++i) {
-      place.drop += fmt::format(", {}t{}", place.prefix, PQgetvalue(tables.get(), i, 0));
-    }
-  }
+  return RecordedRun{PQgetvalue(run.get(), 0, 1), PQgetvalue(run.get(), 0, 2),
+                     PQgetvalue(run.get(), 0, 3), PQgetvalue(run.get(), 0, 4)};
+}
 
-  // One transaction: all of it is put back and the record dropped, or nothing changes.
+// One transaction: all of it is put back and the record dropped, or nothing changes. `tables` is
+// the record's list of tables (position, name, partitioned, columns).
+std::string recovery_script(PGconn* conn, const PGresult* tables, const RecordPlace& place,
+                            const std::string& setval) {
+  const int n = PQntuples(tables);
   std::string script = fmt::format("BEGIN; SET LOCAL lock_timeout = {};", kRecoveryLockTimeoutMs);
   const char* su = PQparameterStatus(conn, "is_superuser");
   if (su != nullptr && std::string(su) == "on") {
     script += " SET LOCAL session_replication_role = replica;";  // as a restore: no triggers
   }
   for (int i = 0; i < n; ++i) {
-    const bool partitioned = PQgetvalue(tables.get(), i, 2)[0] == 't';
+    const bool partitioned = PQgetvalue(tables, i, 2)[0] == 't';
     script += fmt::format("{} {}", i == 0 ? " TRUNCATE" : ",",
-                          target(PQgetvalue(tables.get(), i, 1), partitioned));
+                          target(PQgetvalue(tables, i, 1), partitioned));
   }
   if (n > 0) script += ";";
   for (int i = 0; i < n; ++i) {
-    const std::string columns = PQgetvalue(tables.get(), i, 3);
-    script +=
-        fmt::format(" INSERT INTO {} ({}) SELECT {} FROM {}t{};", PQgetvalue(tables.get(), i, 1),
-                    columns, columns, place.prefix, PQgetvalue(tables.get(), i, 0));
+    const std::string columns = PQgetvalue(tables, i, 3);
+    script += fmt::format(" INSERT INTO {} ({}) SELECT {} FROM {}t{};", PQgetvalue(tables, i, 1),
+                          columns, columns, place.prefix, PQgetvalue(tables, i, 0));
   }
   if (!setval.empty()) script += " " + setval + ";";
   script += " " + place.drop + "; COMMIT";
-  ScriptResult r = run_script(conn, script);
+  return script;
+}
+
+}  // namespace
+
+Result<std::string> recover(PGconn* conn, const std::string& database) {
+  auto where = find_record(conn, database);
+  if (!where) return where.status();
+  if (where->empty()) return std::string();
+  const bool own_schema = *where == "schema";
+  RecordPlace place = own_schema ? schema_place() : table_place(*where, 0);
+  auto run = read_run(conn, database, place, own_schema);
+  if (!run) return run.status();
+  PgResult tables(
+      PQexec(conn, fmt::format("SELECT position, name, partitioned, columns FROM {}tables ORDER BY "
+                               "position",
+                               place.prefix)
+                       .c_str()));
+  if (!ok(tables.get())) {
+    return unreadable(database, place, own_schema, result_message(tables.get(), conn));
+  }
+  if (!own_schema) {
+    place.drop = fmt::format("DROP TABLE {0}run, {0}tables", place.prefix);
+    for (int i = 0; i < PQntuples(tables.get()); ++i) {
+      place.drop += fmt::format(", {}t{}", place.prefix, PQgetvalue(tables.get(), i, 0));
+    }
+  }
+
+  ScriptResult r = run_script(conn, recovery_script(conn, tables.get(), place, run->setval));
   if (r.error) {
     std::string message = result_message(r.error.get(), conn);
     if (PQtransactionStatus(conn) != PQTRANS_IDLE) PQclear(PQexec(conn, "ROLLBACK"));
     return Status::environment(fmt::format(
         "{}: cannot put back the content from before a run of pid {} (begun {}) that did not end: "
         "{}; the recovery record ({}) is kept",
-        database, pid, begun, message, place.shown));
+        database, run->pid, run->begun, message, place.shown));
   }
-  const std::string on_host = host.empty() || host == host_name() ? "" : " on host " + host;
+  const std::string on_host =
+      run->host.empty() || run->host == host_name() ? "" : " on host " + run->host;
   return fmt::format(
       "recovered {}: put back its content from before the run of pid {}{} (begun {}) that did "
       "not end",
-      database, pid, on_host, begun);
+      database, run->pid, on_host, run->begun);
 }
 
 }  // namespace prowl::detail

@@ -286,87 +286,143 @@ Status ProcessSystem::start() {
   return check_ports_owned();
 }
 
-Status ProcessSystem::launch() {
-  child_.reset();  // the previous child is reaped; its output is replaced by the new child's
+namespace {
 
-  // The program is found before anything is started, and with the PATH the child will have.
+// The PATH the child will have: prowl's, unless the service's environment sets one.
+std::string child_path(const ProcessOptions& options, int port) {
   std::string path_dirs = "/usr/local/bin:/usr/bin:/bin";
   if (const char* path = std::getenv("PATH"); path != nullptr) path_dirs = path;
-  for (const auto& [key, value] : options_.env) {
-    if (key == "PATH") path_dirs = detail::substitute(value, port_, options_);
+  for (const auto& [key, value] : options.env) {
+    if (key == "PATH") path_dirs = detail::substitute(value, port, options);
   }
-  auto exe = detail::find_executable(command_[0], options_.working_dir, path_dirs);
-  if (!exe) return Status::environment(cannot_start(exe.status().message()));
+  return path_dirs;
+}
 
-  // Everything the child needs is prepared here: between fork and exec only async-signal-safe
-  // calls are allowed (other threads may hold the allocator's locks).
-  std::vector<char*> argv;
-  for (auto& arg : command_) argv.push_back(arg.data());
-  argv.push_back(nullptr);
+// The child's environment as KEY=VALUE: prowl's, with the service's variables in place of those
+// of the same name.
+std::vector<std::string> child_environment(const ProcessOptions& options, int port) {
   std::vector<std::string> env_strings;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     std::string_view entry(*e);
     std::string_view key = entry.substr(0, entry.find('='));
-    bool replaced = std::any_of(options_.env.begin(), options_.env.end(),
+    bool replaced = std::any_of(options.env.begin(), options.env.end(),
                                 [&](const auto& kv) { return kv.first == key; });
     if (!replaced) env_strings.emplace_back(entry);
   }
-  for (const auto& [key, value] : options_.env) {
-    env_strings.push_back(key + "=" + detail::substitute(value, port_, options_));
+  for (const auto& [key, value] : options.env) {
+    env_strings.push_back(key + "=" + detail::substitute(value, port, options));
   }
-  std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  const char* dir = options_.working_dir.empty() ? nullptr : options_.working_dir.c_str();
+  return env_strings;
+}
 
-  auto pipe_failed = [&] {
-    return Status::environment(cannot_start("pipe: " + errno_text(errno)));
-  };
-  int out_pipe[2], err_pipe[2], exec_pipe[2], wake_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return pipe_failed();
-  Fd out_r(out_pipe[0]), out_w(out_pipe[1]);
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) return pipe_failed();
-  Fd err_r(err_pipe[0]), err_w(err_pipe[1]);
-  if (::pipe2(exec_pipe, O_CLOEXEC) != 0) return pipe_failed();
-  Fd exec_r(exec_pipe[0]), exec_w(exec_pipe[1]);
-  if (::pipe2(wake_pipe, O_CLOEXEC) != 0) return pipe_failed();
-  Fd wake_r(wake_pipe[0]), wake_w(wake_pipe[1]);
-  Fd null_in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (null_in.get() < 0) {
-    return Status::environment(cannot_start("/dev/null: " + errno_text(errno)));
+// What execve takes: a pointer to each of `strings` (which must outlive it), then nullptr.
+std::vector<char*> exec_array(std::vector<std::string>& strings) {
+  std::vector<char*> array;
+  for (auto& s : strings) array.push_back(s.data());
+  array.push_back(nullptr);
+  return array;
+}
+
+// The descriptors between prowl and a child it starts: the child's output, the exec pipe (closed
+// by a successful exec), the drainer's wake-up pipe, and /dev/null for the child's input. Those
+// still held are closed when it goes.
+struct ChildPipes {
+  Fd out_r, out_w, err_r, err_w, exec_r, exec_w, wake_r, wake_w, null_in;
+
+  // Opens them all; on a failure, what failed ("pipe: REASON").
+  std::string open_all() {
+    if (!open_pipe(out_r, out_w) || !open_pipe(err_r, err_w) || !open_pipe(exec_r, exec_w) ||
+        !open_pipe(wake_r, wake_w)) {
+      return "pipe: " + errno_text(errno);
+    }
+    null_in.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (null_in.get() < 0) return "/dev/null: " + errno_text(errno);
+    return {};
+  }
+
+  // Closes the parent's copies of the child's ends, so that the pipes end when the child does.
+  void close_child_ends() {
+    out_w.reset();
+    err_w.reset();
+    exec_w.reset();
+    null_in.reset();
+  }
+
+  static bool open_pipe(Fd& read_end, Fd& write_end) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+    read_end.reset(fds[0]);
+    write_end.reset(fds[1]);
+    return true;
+  }
+};
+
+// The child, between fork and exec: its own process group, default signal handling, stdin from
+// /dev/null. Only async-signal-safe calls (other threads may hold the allocator's locks). It dies
+// with the thread that started it, should prowl end without stopping it (killed, aborted); prowl
+// may have died already, before the request took effect. Tells a failure to the exec pipe.
+[[noreturn]] void exec_child(pid_t parent, const ChildPipes& pipes, const char* dir,
+                             const char* exe, char* const* argv, char* const* envp) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(127);
+  ::setpgid(0, 0);
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::signal(SIGPIPE, SIG_DFL);
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
+  ::signal(SIGHUP, SIG_DFL);
+  ::dup2(pipes.null_in.get(), 0);
+  ::dup2(pipes.out_w.get(), 1);
+  ::dup2(pipes.err_w.get(), 2);
+  int report[2] = {0, 0};  // {stage, errno}: 1 = chdir, 2 = execve
+  if (dir != nullptr && ::chdir(dir) != 0) {
+    report[0] = 1;
+  } else {
+    ::execve(exe, argv, envp);
+    report[0] = 2;
+  }
+  report[1] = errno;
+  [[maybe_unused]] ssize_t n = ::write(pipes.exec_w.get(), report, sizeof report);
+  ::_exit(127);
+}
+
+// Waits for the child's exec: true with {stage, errno} in `report` when it failed, false once the
+// exec pipe closes (a successful exec).
+bool exec_failed(int exec_read, int (&report)[2]) {
+  ssize_t n;
+  do {
+    n = ::read(exec_read, report, sizeof report);
+  } while (n < 0 && errno == EINTR);
+  return n == static_cast<ssize_t>(sizeof report);
+}
+
+}  // namespace
+
+Status ProcessSystem::launch() {
+  child_.reset();  // the previous child is reaped; its output is replaced by the new child's
+
+  // The program is found before anything is started, and with the PATH the child will have.
+  auto exe =
+      detail::find_executable(command_[0], options_.working_dir, child_path(options_, port_));
+  if (!exe) return Status::environment(cannot_start(exe.status().message()));
+
+  // Everything the child needs is prepared here: between fork and exec only async-signal-safe
+  // calls are allowed.
+  std::vector<char*> argv = exec_array(command_);
+  std::vector<std::string> env_strings = child_environment(options_, port_);
+  std::vector<char*> envp = exec_array(env_strings);
+  const char* dir = options_.working_dir.empty() ? nullptr : options_.working_dir.c_str();
+  ChildPipes pipes;
+  if (std::string failed = pipes.open_all(); !failed.empty()) {
+    return Status::environment(cannot_start(failed));
   }
 
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) return Status::environment(cannot_start("fork: " + errno_text(errno)));
-  if (pid == 0) {
-    // The child: its own process group, default signal handling, stdin from /dev/null. It dies
-    // with the thread that started it, should prowl end without stopping it (killed, aborted);
-    // prowl may have died already, before the request took effect.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    ::setpgid(0, 0);
-    sigset_t none;
-    ::sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::signal(SIGINT, SIG_DFL);
-    ::signal(SIGTERM, SIG_DFL);
-    ::signal(SIGHUP, SIG_DFL);
-    ::dup2(null_in.get(), 0);
-    ::dup2(out_w.get(), 1);
-    ::dup2(err_w.get(), 2);
-    int report[2] = {0, 0};  // {stage, errno}: 1 = chdir, 2 = execve
-    if (dir != nullptr && ::chdir(dir) != 0) {
-      report[0] = 1;
-    } else {
-      ::execve(exe->c_str(), argv.data(), envp.data());
-      report[0] = 2;
-    }
-    report[1] = errno;
-    [[maybe_unused]] ssize_t n = ::write(exec_w.get(), report, sizeof report);
-    ::_exit(127);
-  }
+  if (pid == 0) exec_child(parent, pipes, dir, exe->c_str(), argv.data(), envp.data());
 
   // Also set from the parent, so the group exists before anyone signals it (EACCES once the
   // child has exec'ed, which means it already did it itself).
@@ -376,23 +432,16 @@ Status ProcessSystem::launch() {
   c.pid = pid;
   c.slot = register_child_group(pid);
   c.limit = options_.output_limit;
-  out_w.reset();
-  err_w.reset();
-  exec_w.reset();
-  null_in.reset();
+  pipes.close_child_ends();
 
-  // The exec pipe closes on a successful exec; otherwise it carries the failing stage and errno.
   int report[2] = {0, 0};
-  ssize_t n;
-  do {
-    n = ::read(exec_r.get(), report, sizeof report);
-  } while (n < 0 && errno == EINTR);
-
-  c.wake_write = wake_w.release();
-  int out_fd = out_r.release(), err_fd = err_r.release(), wake_fd = wake_r.release();
+  const bool failed = exec_failed(pipes.exec_r.get(), report);
+  c.wake_write = pipes.wake_w.release();
+  int out_fd = pipes.out_r.release(), err_fd = pipes.err_r.release();
+  int wake_fd = pipes.wake_r.release();
   c.drainer = std::thread([&c, out_fd, err_fd, wake_fd] { c.drain(out_fd, err_fd, wake_fd); });
 
-  if (n == static_cast<ssize_t>(sizeof report)) {
+  if (failed) {
     c.reap();
     std::string what = report[0] == 1 ? fmt::format("chdir to '{}'", options_.working_dir)
                                       : fmt::format("execve of '{}'", *exe);

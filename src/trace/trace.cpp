@@ -242,110 +242,147 @@ std::string write_trace(const Trace& trace) {
   return out;
 }
 
-Result<Trace> parse_trace(std::string_view text, std::string_view source) {
-  Trace trace;
-  std::size_t line_no = 0;
+namespace {
+
+// Reads a trace one line at a time: the header line, then steps, each maybe followed by its
+// return line; a comment is kept for the step after it.
+class TraceReader {
+ public:
+  explicit TraceReader(std::string_view source) : source_(source) {}
+
+  Result<Trace> read(std::string_view text);
+
+ private:
+  // "SOURCE:LINE: message", for the line read last.
+  Status fail(const std::string& message) const {
+    return Status::invalid(fmt::format("{}:{}: {}", source_, line_no_, message));
+  }
+  Status read_line(std::string_view line);
+  Status read_header(const std::vector<std::string>& tokens);
+  Status read_returns(const std::vector<std::string>& tokens);
+  Status read_step(const std::vector<std::string>& tokens);
+
+  std::string_view source_;
+  Trace trace_;
+  std::size_t line_no_ = 0;
+  bool have_header_ = false;
+  std::vector<std::string> pending_comments_;
+  std::unordered_map<std::string, std::size_t> returned_on_;  // handle name -> line
+};
+
+Result<Trace> TraceReader::read(std::string_view text) {
   // A byte order mark, as some editors write one, is not part of the header.
   std::size_t pos = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-  bool have_header = false;
-  std::vector<std::string> pending_comments;
-  std::unordered_map<std::string, std::size_t> returned_on;  // handle name -> line
-  auto fail = [&](const std::string& message) {
-    return Status::invalid(fmt::format("{}:{}: {}", source, line_no, message));
-  };
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
     std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find('\0') != std::string_view::npos) {
-      return fail("a NUL byte; a trace is a text file");
-    }
-    Tokenizer tok{line};
-    if (tok.done()) continue;  // blank line
-    if (line[tok.pos] == '#') {
-      if (!have_header) return fail("a comment before the header line");
-      pending_comments.push_back(trim_comment(line.substr(tok.pos)));
-      continue;
-    }
-    std::vector<std::string> tokens;
-    std::string error;
-    while (!tok.done()) {
-      auto t = tok.next(error);
-      if (!t) return fail(error);
-      tokens.push_back(std::move(*t));
-    }
-    if (!have_header) {
-      if (tokens[0] != kMagic || tokens.size() < 3) {
-        return fail(
-            fmt::format("not a prowl trace: the first line must be '{} {} MODEL [KEY=VALUE...]'",
-                        kMagic, kFormatVersion));
-      }
-      if (tokens[1] != std::to_string(kFormatVersion)) {
-        return fail(fmt::format("trace format version '{}' is not supported (this prowl reads {})",
-                                tokens[1], kFormatVersion));
-      }
-      trace.header.model = tokens[2];
-      // Each option is one token, KEY=VALUE, its value unquoted already.
-      for (std::size_t i = 3; i < tokens.size(); ++i) {
-        const std::size_t eq = tokens[i].find('=');
-        if (eq == std::string::npos || !is_option_key(tokens[i].substr(0, eq))) {
-          return fail(fmt::format("option '{}' is not KEY=VALUE", tokens[i]));
-        }
-        std::string key = tokens[i].substr(0, eq);
-        if (trace.header.option(key)) return fail(fmt::format("option '{}' given twice", key));
-        trace.header.options.emplace_back(std::move(key), tokens[i].substr(eq + 1));
-      }
-      have_header = true;
-      continue;
-    }
-    if (tokens[0] == "return") {
-      if (trace.steps.empty()) return fail("a return line before any step");
-      Step& last = trace.steps.back();
-      if (!last.returns.empty() || !pending_comments.empty() || tokens.size() < 2) {
-        return fail(tokens.size() < 2 ? "a return line without names (expected 'return NAME...')"
-                                      : "a return line that does not directly follow its step");
-      }
-      for (std::size_t i = 1; i < tokens.size(); ++i) {
-        if (!handle_kind(tokens[i])) {
-          return fail(fmt::format(
-              "'{}' is not a handle name (lower-case letters then a number, e.g. t12)", tokens[i]));
-        }
-        auto [it, fresh] = returned_on.emplace(tokens[i], line_no);
-        if (!fresh) {
-          return fail(
-              fmt::format("handle {} was already returned on line {}", tokens[i], it->second));
-        }
-        last.returns.push_back(tokens[i]);
-      }
-      continue;
-    }
-    Step step;
-    const std::string& seed = tokens[0];
-    auto [ptr, ec] = std::from_chars(seed.data(), seed.data() + seed.size(), step.seed);
-    if (ec != std::errc() || ptr != seed.data() + seed.size()) {
-      return fail(fmt::format(
-          "expected a step 'SEED ACTION [ARG...]' (SEED a number up to 2^64-1), a return line or a "
-          "'#' comment; found '{}'",
-          seed));
-    }
-    if (tokens.size() < 2)
-      return fail("a step without an action (expected 'SEED ACTION [ARG...]')");
-    step.action = tokens[1];
-    step.args.assign(tokens.begin() + 2, tokens.end());
-    step.comments_before = std::move(pending_comments);
-    pending_comments.clear();
-    step.line = line_no;
-    trace.steps.push_back(std::move(step));
+    ++line_no_;
+    if (Status st = read_line(line); !st) return st;
   }
-  if (!have_header) {
-    line_no = 1;
+  if (!have_header_) {
+    line_no_ = 1;
     return fail(fmt::format("empty: a trace starts with '{} {} MODEL'", kMagic, kFormatVersion));
   }
-  trace.trailing_comments = std::move(pending_comments);
-  return trace;
+  trace_.trailing_comments = std::move(pending_comments_);
+  return std::move(trace_);
+}
+
+Status TraceReader::read_line(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line.find('\0') != std::string_view::npos) {
+    return fail("a NUL byte; a trace is a text file");
+  }
+  Tokenizer tok{line};
+  if (tok.done()) return Status::ok();  // blank line
+  if (line[tok.pos] == '#') {
+    if (!have_header_) return fail("a comment before the header line");
+    pending_comments_.push_back(trim_comment(line.substr(tok.pos)));
+    return Status::ok();
+  }
+  std::vector<std::string> tokens;
+  std::string error;
+  while (!tok.done()) {
+    auto t = tok.next(error);
+    if (!t) return fail(error);
+    tokens.push_back(std::move(*t));
+  }
+  if (!have_header_) return read_header(tokens);
+  if (tokens[0] == "return") return read_returns(tokens);
+  return read_step(tokens);
+}
+
+Status TraceReader::read_header(const std::vector<std::string>& tokens) {
+  if (tokens[0] != kMagic || tokens.size() < 3) {
+    return fail(
+        fmt::format("not a prowl trace: the first line must be '{} {} MODEL [KEY=VALUE...]'",
+                    kMagic, kFormatVersion));
+  }
+  if (tokens[1] != std::to_string(kFormatVersion)) {
+    return fail(fmt::format("trace format version '{}' is not supported (this prowl reads {})",
+                            tokens[1], kFormatVersion));
+  }
+  trace_.header.model = tokens[2];
+  // Each option is one token, KEY=VALUE, its value unquoted already.
+  for (std::size_t i = 3; i < tokens.size(); ++i) {
+    const std::size_t eq = tokens[i].find('=');
+    if (eq == std::string::npos || !is_option_key(tokens[i].substr(0, eq))) {
+      return fail(fmt::format("option '{}' is not KEY=VALUE", tokens[i]));
+    }
+    std::string key = tokens[i].substr(0, eq);
+    if (trace_.header.option(key)) return fail(fmt::format("option '{}' given twice", key));
+    trace_.header.options.emplace_back(std::move(key), tokens[i].substr(eq + 1));
+  }
+  have_header_ = true;
+  return Status::ok();
+}
+
+Status TraceReader::read_returns(const std::vector<std::string>& tokens) {
+  if (trace_.steps.empty()) return fail("a return line before any step");
+  Step& last = trace_.steps.back();
+  if (!last.returns.empty() || !pending_comments_.empty() || tokens.size() < 2) {
+    return fail(tokens.size() < 2 ? "a return line without names (expected 'return NAME...')"
+                                  : "a return line that does not directly follow its step");
+  }
+  for (std::size_t i = 1; i < tokens.size(); ++i) {
+    if (!handle_kind(tokens[i])) {
+      return fail(fmt::format(
+          "'{}' is not a handle name (lower-case letters then a number, e.g. t12)", tokens[i]));
+    }
+    auto [it, fresh] = returned_on_.emplace(tokens[i], line_no_);
+    if (!fresh) {
+      return fail(fmt::format("handle {} was already returned on line {}", tokens[i], it->second));
+    }
+    last.returns.push_back(tokens[i]);
+  }
+  return Status::ok();
+}
+
+Status TraceReader::read_step(const std::vector<std::string>& tokens) {
+  Step step;
+  const std::string& seed = tokens[0];
+  auto [ptr, ec] = std::from_chars(seed.data(), seed.data() + seed.size(), step.seed);
+  if (ec != std::errc() || ptr != seed.data() + seed.size()) {
+    return fail(fmt::format(
+        "expected a step 'SEED ACTION [ARG...]' (SEED a number up to 2^64-1), a return line or a "
+        "'#' comment; found '{}'",
+        seed));
+  }
+  if (tokens.size() < 2) return fail("a step without an action (expected 'SEED ACTION [ARG...]')");
+  step.action = tokens[1];
+  step.args.assign(tokens.begin() + 2, tokens.end());
+  step.comments_before = std::move(pending_comments_);
+  pending_comments_.clear();
+  step.line = line_no_;
+  trace_.steps.push_back(std::move(step));
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<Trace> parse_trace(std::string_view text, std::string_view source) {
+  return TraceReader(source).read(text);
 }
 
 Result<Trace> read_trace_file(const std::string& path) {

@@ -1,0 +1,120 @@
+// CommandLine::Impl: the state of one command line (its flags, their values, what parse() derived
+// from them), shared by run_main.cpp (parsing, running, reporting) and run_flags.cpp (the flags
+// and help texts of exploring and of replay/shrink). Used from main()'s thread only. Internal to
+// src/cli.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "prowl/cli/run_main.hpp"
+#include "prowl/explore/options.hpp"
+#include "prowl/explore/report.hpp"
+#include "prowl/report/console.hpp"
+#include "prowl/report/format.hpp"
+#include "prowl/trace/trace.hpp"
+
+namespace prowl {
+
+namespace detail {
+
+// CLI11 reads integers with strtoull/strtoll in base 0, so "-1" wraps around and "010" is octal.
+// This accepts decimal digits only (and a leading '-' when negative values are allowed), and drops
+// leading zeros before CLI11 converts the text.
+CLI::Validator decimal_integer(bool allow_negative);
+
+// The trace option that records a program's own flag: its name without the leading dashes.
+std::string trace_key(const std::string& flag);
+
+}  // namespace detail
+
+struct CommandLine::Impl {
+  explicit Impl(MainSettings s) : settings(std::move(s)) {}
+
+  MainSettings settings;
+  std::string program;
+  std::unique_ptr<CLI::App> app;
+  struct IntFlag {
+    std::string name, help;
+    int* value;
+    int min, max;
+  };
+  std::vector<IntFlag> int_flags;
+  struct Positional {
+    std::string name, help;
+    std::string* value;
+  };
+  std::vector<Positional> positionals;
+  struct StringFlag {
+    std::string name, type_name, help;
+    std::string* value;
+  };
+  std::vector<StringFlag> string_flags;
+  std::vector<std::pair<std::string, std::string>> trace_options;
+  MainCommand command = MainCommand::kExplore;
+
+  // Flag values.
+  std::string strategy;
+  std::uint64_t seed = 0;
+  std::uint64_t max_steps = 0;
+  std::uint32_t max_depth = 0;
+  std::uint32_t workers = 1;
+  double time_limit = 0;
+  double coverage_target = 0;
+  bool stop_on_first = false;
+  bool shrink = false;
+  bool quiet = false;
+  bool list_actions = false;
+  bool show_version = false;
+  std::vector<std::string> report_texts;
+  std::vector<std::string> weight_texts;
+  std::string trace_dir;
+  // replay and shrink.
+  std::string trace_path;
+  std::string output_path;
+
+  // Derived in parse().
+  std::vector<ReportSpec> reports;
+  std::map<std::string, double> weights;
+  std::optional<trace::Trace> loaded_trace;
+  bool parsed = false;
+
+  // run_flags.cpp
+  void build_app();
+  void build_trace_app();
+  void add_own_flags(bool from_trace);
+
+  // run_main.cpp
+  std::optional<int> parse(int argc, char** argv);
+  std::optional<int> read_trace();
+  std::optional<int> check_explore_flags();
+  int run(const Model& model);
+  int explore_model(const Model& model);
+  std::optional<int> check_model(const Model& model) const;
+  std::optional<int> check_outputs() const;
+  Options explore_options(ProgressLine& progress, ProgressLog& progress_log) const;
+  int write_reports(const RunReport& report, std::ostream& console, int code) const;
+  int write_traces(const RunReport& report, std::ostream& console, int code) const;
+  int usage_error(const std::string& message) const;
+  // "PROGRAM: MESSAGE" on standard error, the message made safe to show.
+  void print_error(const Status& status) const;
+  // What the traces this program writes record besides the finding: the trace options, then
+  // each of the program's own int flags as NAME=VALUE.
+  std::vector<std::pair<std::string, std::string>> own_options() const {
+    std::vector<std::pair<std::string, std::string>> options = trace_options;
+    for (const IntFlag& f : int_flags) {
+      options.emplace_back(detail::trace_key(f.name), std::to_string(*f.value));
+    }
+    return options;
+  }
+};
+
+}  // namespace prowl
