@@ -444,7 +444,7 @@ Status Explorer::Impl::run_one(Clock::time_point start, Termination& termination
   // successor is saved, its table slot prefetched, and all are added to the graph afterwards,
   // which hides most of the cache misses of the fingerprint table.
   const bool batch =
-      world->cheap() && world->mode() == RestoreMode::kSnapshot && strategy.lookahead() > 1;
+      world->cheap() && world->mode() == RestoreMode::kSnapshot && strategy.traits().lookahead > 1;
   if (batch && world->size() == 1 && model.state_keys().empty()) {
     image_system = &world->system(0);
     image = image_system->byte_image();
@@ -456,11 +456,11 @@ Status Explorer::Impl::run_one(Clock::time_point start, Termination& termination
       if (Status st = keep_state(0); !st) return st;
     }
   }
-  const std::size_t batch_size = batch ? std::min<std::size_t>(strategy.lookahead(), 64) : 1;
+  const std::size_t batch_size = batch ? std::min<std::size_t>(strategy.traits().lookahead, 64) : 1;
   // A strategy that expands whole states hands out states rather than pairs; a batch then ends
   // after the state that fills it, so it holds up to batch_size - 1 + num_actions pairs. Not with
   // a step limit, which must stop at an exact pair.
-  const bool whole_states = batch && strategy.whole_states() && options.max_steps == 0;
+  const bool whole_states = batch && strategy.traits().whole_states && options.max_steps == 0;
   std::vector<Executed> items(whole_states ? batch_size - 1 + num_actions : batch_size);
   std::vector<StateId> unran;           // batch mode: sources to free once the batch is committed
   std::vector<ActionId> state_actions;  // whole-state mode: the picked state's actions
