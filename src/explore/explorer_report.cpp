@@ -146,6 +146,7 @@ RunReport Explorer::Impl::report_header(Termination termination) {
     stats.states = graph->num_states();
     stats.transitions = graph->num_transitions();
     stats.graph_bytes = graph->memory_bytes();
+    if (options.record_edges) report.graph = ReportGraph{graph->num_states(), graph->edges()};
   }
   if (planner) {
     stats.replayed_actions = planner->replayed();
