@@ -375,11 +375,8 @@ std::optional<int> CommandLine::Impl::check_explore_flags() {
     std::cout << "prowl " << version() << '\n';
     return kExitOk;
   }
-  const auto& names = strategy_names();
-  if (std::find(names.begin(), names.end(), strategy) == names.end()) {
-    return usage_error(
-        fmt::format("unknown strategy '{}'; choose one of: {}", strategy, fmt::join(names, ", ")));
-  }
+  // The options are checked with the model, which names weighted's keys.
+  if (auto spec = parse_strategy_spec(strategy); !spec) return usage_error(spec.status().message());
   for (const std::string& text : report_texts) {
     auto spec = parse_report_spec(text);
     if (!spec) return usage_error(spec.status().message());
@@ -441,10 +438,7 @@ int CommandLine::Impl::explore_model(const Model& model) {
                                      name, fmt::join(known, ", ")));
     }
   }
-  StrategyParams params;
-  params.seed = seed;
-  params.weights = weights;
-  auto made = make_strategy(strategy, model, params);
+  auto made = make_strategy(strategy, model, seed, weights);
   if (!made) {
     std::cerr << fmt::format("{}: {}\n", program, escape_lines(made.status().message()));
     return made.status().exit_code();
