@@ -77,9 +77,10 @@ void CommandLine::Impl::build_app() {
   app->footer(std::string(kFooter));
   strategy = settings.default_strategy;
   app->add_option("--strategy", strategy,
-                  fmt::format("search strategy: {} (default {})", fmt::join(strategy_names(), ", "),
-                              settings.default_strategy))
-      ->type_name("NAME");
+                  fmt::format("search strategy: {} (default {}), with its options after a colon "
+                              "(mcts:c=1.4, weighted:ACTION=W; docs/strategies.md)",
+                              fmt::join(strategy_names(), ", "), settings.default_strategy))
+      ->type_name("NAME[:KEY=VALUE,...]");
   app->add_option("--seed", seed, "seed of the run (default: a random seed, printed in reports)")
       ->type_name("N")
       ->transform(decimal_integer(false));

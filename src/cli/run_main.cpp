@@ -155,11 +155,8 @@ std::optional<int> CommandLine::Impl::check_explore_flags() {
     std::cout << "prowl " << version() << '\n';
     return kExitOk;
   }
-  const auto& names = strategy_names();
-  if (std::find(names.begin(), names.end(), strategy) == names.end()) {
-    return usage_error(
-        fmt::format("unknown strategy '{}'; choose one of: {}", strategy, fmt::join(names, ", ")));
-  }
+  // The options are checked with the model, which names weighted's keys.
+  if (auto spec = parse_strategy_spec(strategy); !spec) return usage_error(spec.status().message());
   for (const std::string& text : report_texts) {
     auto spec = parse_report_spec(text);
     if (!spec) return usage_error(spec.status().message());
@@ -205,10 +202,7 @@ int CommandLine::Impl::run(const Model& model) {
 
 int CommandLine::Impl::explore_model(const Model& model) {
   if (std::optional<int> code = check_model(model)) return *code;
-  StrategyParams params;
-  params.seed = seed;
-  params.weights = weights;
-  auto made = make_strategy(strategy, model, params);
+  auto made = make_strategy(strategy, model, seed, weights);
   if (!made) {
     print_error(made.status());
     return made.status().exit_code();

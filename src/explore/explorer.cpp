@@ -249,11 +249,11 @@ Status Explorer::Impl::run_one(Clock::time_point start, Termination& termination
 }
 
 Status Explorer::Impl::start_one(OneLoop& loop) {
+  const StrategyTraits traits = strategy.traits();
   // With cheap snapshots and a strategy that can pick ahead, pairs run in batches: each
   // successor is saved, its table slot prefetched, and all are added to the graph afterwards,
   // which hides most of the cache misses of the fingerprint table.
-  loop.batch =
-      world->cheap() && world->mode() == RestoreMode::kSnapshot && strategy.lookahead() > 1;
+  loop.batch = world->cheap() && world->mode() == RestoreMode::kSnapshot && traits.lookahead > 1;
   if (loop.batch && world->size() == 1 && model.state_keys().empty()) {
     image_system = &world->system(0);
     image = image_system->byte_image();
@@ -270,11 +270,11 @@ Status Explorer::Impl::start_one(OneLoop& loop) {
       if (Status st = keep_state(0); !st) return st;
     }
   }
-  loop.batch_size = loop.batch ? std::min<std::size_t>(strategy.lookahead(), 64) : 1;
+  loop.batch_size = loop.batch ? std::min<std::size_t>(traits.lookahead, 64) : 1;
   // A strategy that expands whole states hands out states rather than pairs; a batch then ends
   // after the state that fills it, so it holds up to batch_size - 1 + num_actions pairs. Not with
   // a step limit, which must stop at an exact pair.
-  loop.whole_states = loop.batch && strategy.whole_states() && options.max_steps == 0;
+  loop.whole_states = loop.batch && traits.whole_states && options.max_steps == 0;
   loop.items.resize(loop.whole_states ? loop.batch_size - 1 + model.actions().size()
                                       : loop.batch_size);
   return Status::ok();

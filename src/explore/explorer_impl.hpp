@@ -73,7 +73,7 @@ struct Explorer::Impl {
   std::uint64_t step_seed(StateId s, ActionId a) const { return step_rng(s, a).seed(); }
 
   std::size_t actions_covered = 0;
-  bool observing = true;  // strategy.observes(), asked once
+  bool observing = true;  // strategy.traits().observes, asked once
   // Batch fast path: the world is one byte-image system without state keys. Restoring is a
   // memcpy from the snapshot and the fingerprint is the bytes' hash, exactly as observe() would
   // give, without the planner, World and System layers in between.

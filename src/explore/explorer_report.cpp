@@ -146,6 +146,7 @@ RunReport Explorer::Impl::report_header(Termination termination) {
     stats.states = graph->num_states();
     stats.transitions = graph->num_transitions();
     stats.graph_bytes = graph->memory_bytes();
+    if (options.record_edges) report.graph = ReportGraph{graph->num_states(), graph->edges()};
   }
   if (planner) {
     stats.replayed_actions = planner->replayed();
@@ -209,7 +210,7 @@ Result<RunReport> Explorer::Impl::explore_and_report() {
   const auto start = started;
   if (options.workers > 1) start_cpus = detail::thread_cpus();
   if (Status st = init(); !st) return st;
-  observing = strategy.observes();
+  observing = strategy.traits().observes;
   sampled.assign(model.actions().size(), 0);
   Fingerprint root_fp;
   if (Status st = exec->fingerprint(std::vector<detail::Fact>(nf, 0), root_fp); !st) return st;

@@ -184,7 +184,7 @@ Status Explorer::Impl::run_workers(Clock::time_point start, Termination& termina
   // What a seed cannot pin down once several workers race: BFS's level barrier keeps depths and
   // shortest paths; every other strategy picks from a graph whose shape depends on which worker
   // finished first, and per-run limits go to whichever worker claims them first.
-  if (!strategy.level_order()) {
+  if (!strategy.traits().level_order) {
     warnings.push_back(fmt::format(
         "with {} workers, strategy '{}' picks by what the workers have finished, which depends "
         "on timing: this run is not reproducible from its seed (bfs is, or run one worker)",
@@ -386,9 +386,9 @@ void Explorer::Impl::Workers::done(Worker& w, ActionId a, bool reserved_run) {
 }
 
 Status Explorer::Impl::Workers::loop(Worker& w, Clock::time_point start, Termination& termination) {
-  const bool levels = x.strategy.level_order();
+  const bool levels = x.strategy.traits().level_order;
   // As with one worker: not with a step limit, which must stop at an exact pair.
-  const bool whole = x.strategy.whole_states() && x.options.max_steps == 0;
+  const bool whole = x.strategy.traits().whole_states && x.options.max_steps == 0;
   std::unique_lock<std::mutex> lock(mu);
   for (;;) {
     if (stop) return Status::ok();

@@ -3,6 +3,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -63,6 +66,27 @@ Json coverage_json(const RunReport& r) {
   return Json{{"action_coverage", r.action_coverage()}, {"actions", std::move(actions)}};
 }
 
+// Appends the graph to a document cut before its closing brace. An edge is one line,
+// [from, "action", to], not an object over five indented lines: graphs can have millions.
+void append_graph(const RunReport& r, std::string& out) {
+  std::vector<std::string> names;  // each action's name as JSON, escaped once
+  names.reserve(r.coverage.size());
+  for (const ActionCoverage& c : r.coverage) {
+    names.push_back(Json(c.name).dump(-1, ' ', false, Json::error_handler_t::replace));
+  }
+  fmt::format_to(std::back_inserter(out),
+                 ",\n  \"graph\": {{\n    \"states\": {},\n    \"edges\": [", r.graph->states);
+  const char* separator = "\n      ";
+  for (const Edge& e : r.graph->edges) {
+    PROWL_CHECK(e.action < names.size(),
+                fmt::format("report graph: edge action {} is not in the coverage", e.action));
+    fmt::format_to(std::back_inserter(out), "{}[{}, {}, {}]", separator, e.from, names[e.action],
+                   e.to);
+    separator = ",\n      ";
+  }
+  out += r.graph->edges.empty() ? "]\n  }" : "\n    ]\n  }";
+}
+
 }  // namespace
 
 std::string to_json(const RunReport& report) {
@@ -82,7 +106,13 @@ std::string to_json(const RunReport& report) {
            {"sampled", report.sampled},
            {"error", report.error.empty() ? Json() : Json(report.error)}};
   // Replacement keeps invalid UTF-8 in user text (a detail, a message) from aborting the report.
-  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  std::string text = doc.dump(2, ' ', false, Json::error_handler_t::replace);
+  if (report.graph) {
+    text.erase(text.size() - 2);  // "\n}": the graph goes before the closing brace
+    append_graph(report, text);
+    text += "\n}";
+  }
+  return text + "\n";
 }
 
 Status write_json_report(const RunReport& report, const std::string& path) {

@@ -1,6 +1,7 @@
 #include "prowl/strategy/mcts.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include <fmt/format.h>

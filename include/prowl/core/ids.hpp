@@ -17,4 +17,12 @@ struct Pair {
   friend bool operator==(const Pair&, const Pair&) = default;
 };
 
+// One executed transition: `action` run from state `from` reached state `to`.
+struct Edge {
+  StateId from = kNoState;
+  ActionId action = kNoAction;
+  StateId to = kNoState;
+  friend bool operator==(const Edge&, const Edge&) = default;
+};
+
 }  // namespace prowl

@@ -19,12 +19,6 @@
 
 namespace prowl {
 
-struct Edge {
-  StateId from;
-  ActionId action;
-  StateId to;
-};
-
 class Graph final : public StateTree {
  public:
   explicit Graph(std::size_t num_actions);

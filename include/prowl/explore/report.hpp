@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "prowl/core/ids.hpp"
 #include "prowl/explore/finding.hpp"
 #include "prowl/explore/options.hpp"
 #include "prowl/world/world.hpp"
@@ -32,6 +34,16 @@ struct ActionCoverage {
   std::uint64_t errors = 0;
 };
 
+// The explored graph as its transitions, for tools that want its shape (graph reports, training
+// data). States are numbered 0..states-1, 0 the initial state, as in the run; their fingerprints
+// and depths are left out, as such tools need neither.
+struct ReportGraph {
+  std::uint64_t states = 0;
+  // Every executed transition that reached a state, in the order the run added it to the graph.
+  // An edge's action indexes RunReport::coverage, which lists the model's actions in order.
+  std::vector<Edge> edges;
+};
+
 struct RunReport {
   std::string model;
   std::string strategy;
@@ -48,6 +60,8 @@ struct RunReport {
   // Termination kError: why the run failed (the environment: a service that would not start, a
   // database that went away). The rest of the report is what was known until then.
   std::string error;
+  // With Options::record_edges only; without, it stays empty, which costs nothing.
+  std::optional<ReportGraph> graph;
 
   double action_coverage() const;  // fraction of actions executed at least once
 };

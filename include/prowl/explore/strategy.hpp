@@ -5,6 +5,7 @@
 // Strategies are driven from one thread.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <span>
@@ -24,6 +25,26 @@ struct StepResult {
   bool violation = false;  // a finding (invariant or action error) on this step
 };
 
+// What a strategy lets the explorer do beyond one pick(), notify() and observe() per step. The
+// defaults suit any strategy; each other value is a promise the strategy keeps for a whole run,
+// which lets the explorer skip work (BFS promises all four).
+struct StrategyTraits {
+  // False for a strategy whose observe() does nothing: the explorer then skips the calls.
+  bool observes = true;
+  // How many pairs the explorer may pick before it reports their results through notify() and
+  // observe(). 1 unless later picks do not depend on earlier results (BFS), which lets the
+  // explorer run pairs in batches.
+  std::size_t lookahead = 1;
+  // True for a strategy that always picks every unexplored action of one state, in increasing
+  // order, before any pair of another state (BFS). The explorer may then ask pick_state() for
+  // whole states instead of pick() for pairs, and run a state's actions back to back.
+  bool whole_states = false;
+  // True for a strategy that picks states in order of depth, never a deeper one before a
+  // shallower one (BFS). With several workers the explorer then runs a pair only once every pair
+  // from a shallower state has finished, so that each state gets the depth one worker gives it.
+  bool level_order = false;
+};
+
 class Strategy {
  public:
   virtual ~Strategy() = default;
@@ -37,24 +58,13 @@ class Strategy {
   virtual std::optional<Pair> pick(const Graph& graph) = 0;
   // Feedback on the pair just run (rewards for MCTS, counts for coverage).
   virtual void observe(const Graph& /*graph*/, const StepResult& /*result*/) {}
-  // False for a strategy whose observe() does nothing: the explorer then skips the calls.
-  virtual bool observes() const { return true; }
-  // How many pairs the explorer may pick before it reports their results through notify() and
-  // observe(). 1 unless later picks do not depend on earlier results (BFS), which lets the
-  // explorer run pairs in batches.
-  virtual std::size_t lookahead() const { return 1; }
-  // True for a strategy that always picks every unexplored action of one state, in increasing
-  // order, before any pair of another state (BFS). The explorer may then ask pick_state() for
-  // whole states instead of pick() for pairs, and run a state's actions back to back.
-  virtual bool whole_states() const { return false; }
-  // True for a strategy that picks states in order of depth, never a deeper one before a
-  // shallower one (BFS). With several workers the explorer then runs a pair only once every pair
-  // from a shallower state has finished, so that each state gets the depth one worker gives it.
-  virtual bool level_order() const { return false; }
+  // How the explorer may drive this strategy. Asked as a run starts, never per step: it must not
+  // change during a run.
+  virtual StrategyTraits traits() const { return {}; }
   // The next state whose unexplored actions should all run, or nullopt when there is nothing
-  // left. The explorer marks them explored. REQUIRES: whole_states().
+  // left. The explorer marks them explored. REQUIRES: traits().whole_states.
   virtual std::optional<StateId> pick_state(const Graph& /*graph*/) {
-    PROWL_CHECK(false, "pick_state() on a strategy without whole_states()");
+    PROWL_CHECK(false, "pick_state() on a strategy without traits().whole_states");
     return std::nullopt;
   }
 };

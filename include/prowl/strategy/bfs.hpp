@@ -15,10 +15,9 @@ class Bfs final : public Strategy {
   void notify(const Graph& graph, StateId state, std::span<const ActionId> enabled) override;
   std::optional<Pair> pick(const Graph& graph) override;
   // BFS picks do not depend on results: new states only join the back of the queue.
-  std::size_t lookahead() const override { return 64; }
-  bool whole_states() const override { return true; }
-  bool level_order() const override { return true; }
-  bool observes() const override { return false; }
+  StrategyTraits traits() const override {
+    return {.observes = false, .lookahead = 64, .whole_states = true, .level_order = true};
+  }
   std::optional<StateId> pick_state(const Graph& graph) override;
 
  private:

@@ -14,7 +14,7 @@ class Dfs final : public Strategy {
   std::string_view name() const override { return "dfs"; }
   void notify(const Graph& graph, StateId state, std::span<const ActionId> enabled) override;
   std::optional<Pair> pick(const Graph& graph) override;
-  bool observes() const override { return false; }
+  StrategyTraits traits() const override { return {.observes = false}; }
 
  private:
   std::vector<StateId> stack_;

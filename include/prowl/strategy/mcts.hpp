@@ -28,8 +28,8 @@
 // ActionId per unexplored pair. Owns its tree and its Rng; driven from one thread.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <vector>
 
 #include "prowl/core/rng.hpp"
@@ -39,14 +39,23 @@ namespace prowl {
 
 class Mcts final : public Strategy {
  public:
+  static constexpr double kDefaultExplorationWeight = std::numbers::sqrt2;  // UCB1's own C
+  static constexpr double kDefaultViolationReward = 10;
+  static constexpr double kDefaultNewStateReward = 1;
+
   // REQUIRES: every argument finite and >= 0.
-  explicit Mcts(double exploration_weight = std::sqrt(2.0), double violation_reward = 10.0,
-                double new_state_reward = 1.0, std::uint64_t seed = 0);
+  explicit Mcts(double exploration_weight = kDefaultExplorationWeight,
+                double violation_reward = kDefaultViolationReward,
+                double new_state_reward = kDefaultNewStateReward, std::uint64_t seed = 0);
 
   std::string_view name() const override { return "mcts"; }
   void notify(const Graph& graph, StateId state, std::span<const ActionId> enabled) override;
   std::optional<Pair> pick(const Graph& graph) override;
   void observe(const Graph& graph, const StepResult& result) override;
+
+  double exploration_weight() const { return exploration_weight_; }
+  double violation_reward() const { return violation_reward_; }
+  double new_state_reward() const { return new_state_reward_; }
 
   // Read-only statistics of the node of state s: 0 for a state never notified or outside the tree.
   std::uint64_t visits(StateId s) const;

@@ -20,7 +20,7 @@ class RandomStrategy final : public Strategy {
   std::string_view name() const override { return "random"; }
   void notify(const Graph& graph, StateId state, std::span<const ActionId> enabled) override;
   std::optional<Pair> pick(const Graph& graph) override;
-  bool observes() const override { return false; }
+  StrategyTraits traits() const override { return {.observes = false}; }
 
   // Pairs not yet picked.
   std::size_t pending() const { return pairs_.size(); }

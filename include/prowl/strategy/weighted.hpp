@@ -24,7 +24,7 @@ class Weighted final : public Strategy {
   std::string_view name() const override { return "weighted"; }
   void notify(const Graph& graph, StateId state, std::span<const ActionId> enabled) override;
   std::optional<Pair> pick(const Graph& graph) override;
-  bool observes() const override { return false; }
+  StrategyTraits traits() const override { return {.observes = false}; }
 
   const std::vector<double>& weights() const { return weights_; }
 

@@ -103,9 +103,7 @@ class ModelFileExplore : public ::testing::Test {
     auto spec = parse_model(text, "shop.yaml", dir_.string());
     if (!spec) return spec.status();
     model_ = std::make_unique<HttpModel>(std::move(*spec));
-    StrategyParams params;
-    params.seed = 1;
-    auto strategy = make_strategy("bfs", *model_, params);
+    auto strategy = make_strategy("bfs", *model_, /*seed=*/1);
     if (!strategy) return strategy.status();
     options.seed = 1;
     return explore(*model_, **strategy, std::move(options));

@@ -53,9 +53,7 @@ TEST(ModelFileProcess, StartsTheServiceBeforeOpeningTheDatabaseItCreates) {
 
   auto model = load_model_file((dir / "counter.yaml").string());
   ASSERT_TRUE(model.is_ok()) << model.status().message();
-  StrategyParams params;
-  params.seed = 3;
-  auto strategy = make_strategy("bfs", **model, params);
+  auto strategy = make_strategy("bfs", **model, /*seed=*/3);
   ASSERT_TRUE(strategy.is_ok());
   Options options;
   options.seed = 3;

@@ -62,6 +62,36 @@ TEST(JsonReport, KeepsHostileValuesAsEscapedJsonStrings) {
   EXPECT_TRUE(doc["error"].is_null());
 }
 
+TEST(JsonReport, WritesNoGraphWhenTheReportHasNone) {
+  EXPECT_FALSE(nlohmann::json::parse(to_json(sample_report())).contains("graph"));
+}
+
+// Last in the document, so that a report without one reads as it always has.
+TEST(JsonReport, WritesTheGraphAsStatesAndEdgesNamingTheirActions) {
+  RunReport r = sample_report();
+  r.graph = ReportGraph{3, {{0, 0, 1}, {1, 1, 2}, {2, 2, 2}}};
+  const std::string text = to_json(r);
+  const std::string expected = R"(  "error": null,
+  "graph": {
+    "states": 3,
+    "edges": [
+      [0, "create_order", 1],
+      [1, "refund", 2],
+      [2, "cancel", 2]
+    ]
+  }
+}
+)";
+  ASSERT_GE(text.size(), expected.size());
+  EXPECT_EQ(text.substr(text.size() - expected.size()), expected);
+  EXPECT_EQ(to_json(sample_report()), text.substr(0, text.find(",\n  \"graph\"")) + "\n}\n");
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["graph"]["edges"][1], nlohmann::json::parse(R"([1, "refund", 2])"));
+  r.graph->edges.clear();
+  EXPECT_EQ(nlohmann::json::parse(to_json(r))["graph"],
+            nlohmann::json::parse(R"({"states": 3, "edges": []})"));
+}
+
 // The refund model explored breadth-first, as `refund --seed 7` does: the double refund breaks
 // two invariants on the same three steps, and cancelling a second order afterwards breaks the
 // merchant's balance again.

@@ -43,7 +43,8 @@ class Recording final : public Strategy {
   void observe(const Graph& graph, const StepResult& result) override {
     inner_.observe(graph, result);
   }
-  std::size_t lookahead() const override { return inner_.lookahead(); }
+  // Only the lookahead: whole states would bypass pick(), and the picks would go unrecorded.
+  StrategyTraits traits() const override { return {.lookahead = inner_.traits().lookahead}; }
 
   std::vector<Pair> picks;
 
