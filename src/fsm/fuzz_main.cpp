@@ -1,5 +1,6 @@
 #include "prowl/fsm/fuzz_main.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -12,7 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "fsm/run_codec.hpp"
-#include "prowl/cli/run_main.hpp"
+#include "prowl/core/exit_code.hpp"
 #include "prowl/fsm/fuzzer.hpp"
 #include "prowl/fsm/isolate.hpp"
 #include "prowl/fsm/runner.hpp"
@@ -21,7 +22,8 @@
 namespace prowl::fsm {
 namespace {
 
-constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
+// StopSignals does not tell which signal stopped the run: the code of Ctrl-C, the usual one.
+constexpr int kExitInterrupted = signal_exit_code(SIGINT);
 
 enum class Command { kFuzz, kReplay, kShrink };
 

@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "prowl/core/exit_code.hpp"
+
 namespace prowl::fsm {
 namespace {
 
@@ -62,9 +64,9 @@ int open_pidfd(pid_t pid) {
     payload = fn();
   } catch (const std::exception& e) {
     std::cerr << "prowl: the isolated function threw: " << e.what() << std::endl;
-    code = 70;
+    code = kExitInternal;
   } catch (...) {
-    code = 70;
+    code = kExitInternal;
   }
   if (payload.size() > kMaxPayload) payload.resize(kMaxPayload);
   write_all(result_fd, payload);
