@@ -30,6 +30,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "prowl/core/exit_code.hpp"
 #include "support/pg_test_env.hpp"
 #include "support/prowl_process.hpp"
 
@@ -109,7 +110,8 @@ void chaos_run(Tally& t, const std::string& label, const std::string& model,
     }
     if (sig == SIGINT) {
       ++t.interrupted;
-      const bool exit130 = WIFEXITED(*status) && WEXITSTATUS(*status) == 130;
+      const bool exit130 =
+          WIFEXITED(*status) && WEXITSTATUS(*status) == prowl::signal_exit_code(SIGINT);
       bool report_ok = false;
       try {
         const auto report = nlohmann::json::parse(prowl::testing::read_file(out + "/r.json"));
@@ -128,7 +130,8 @@ void chaos_run(Tally& t, const std::string& label, const std::string& model,
   if (sig == SIGKILL) {
     ProcessRun recover({kProwl, "recover", model}, out, dir, env);
     const int code = recover.code(60s);
-    if (code != 0) fail(fmt::format("prowl recover exited {}: {}", code, recover.err()));
+    if (code != prowl::kExitOk)
+      fail(fmt::format("prowl recover exited {}: {}", code, recover.err()));
   }
   const int left = running_services(needle) + leftovers(tmp, db);
   t.orphans += left;
@@ -153,7 +156,7 @@ int main(int argc, char** argv) {
       seed = static_cast<unsigned>(std::stoul(argv[++i]));
     } else {
       std::cerr << "usage: chaos [--per-kind N] [--seed S]\n";
-      return 2;
+      return prowl::kExitUsage;
     }
   }
   std::cout << fmt::format("chaos: {} runs of each kind, seed {}\n", per_kind, seed);
@@ -172,9 +175,9 @@ int main(int argc, char** argv) {
   {
     ProcessRun init({kProwl, "explore", sqlite_model, "--max-depth", "1", "--quiet"}, dir.path(),
                     dir.path(), sqlite_env);
-    if (init.code() != 0) {
+    if (init.code() != prowl::kExitOk) {
       std::cerr << "chaos: cannot create the shop's database: " << init.err();
-      return 3;
+      return prowl::kExitEnvironment;
     }
   }
   auto sqlite_dump = [&] { return prowl::testing::sqlite_dump(db); };
@@ -199,7 +202,7 @@ int main(int argc, char** argv) {
     pg_dir = (fs::temp_directory_path() / "prowl-chaos-pg-XXXXXX").string();
     if (::mkdtemp(pg_dir.data()) == nullptr) {
       std::cerr << "chaos: cannot make a directory for the PostgreSQL server\n";
-      return 3;
+      return prowl::kExitEnvironment;
     }
     FILE* p =
         ::popen((kSource + "/scripts/pg-server.sh start " + pg_dir + " 2>/dev/null").c_str(), "r");
@@ -209,10 +212,10 @@ int main(int argc, char** argv) {
     while (!server.empty() && (server.back() == '\n' || server.back() == '\r')) server.pop_back();
     if (server.empty()) {
       std::cerr << "chaos: no PostgreSQL server (set PROWL_TEST_PG_DSN or install postgresql)\n";
-      return 3;
+      return prowl::kExitEnvironment;
     }
   }
-  int code = 0;
+  int code = prowl::kExitOk;
   {
     prowl::testing::PgTestDatabase database(server);
     const std::vector<std::pair<std::string, std::string>> pg_env = {
@@ -220,12 +223,12 @@ int main(int argc, char** argv) {
     const std::string pg_model = kModels + "/shop-long-postgres.yaml";
     ProcessRun init({kProwl, "explore", pg_model, "--max-depth", "1", "--quiet"}, dir.path(),
                     dir.path(), pg_env);
-    if (init.code() != 0) {
+    if (init.code() != prowl::kExitOk) {
       std::cerr << "chaos: cannot create the shop's tables: " << init.err();
-      code = 3;
+      code = prowl::kExitEnvironment;
     }
     auto pg_dump = [&] { return prowl::testing::pg_dump(database.dsn(), /*data_only=*/true); };
-    for (int k = 0; code == 0 && k < per_kind; ++k) {
+    for (int k = 0; code == prowl::kExitOk && k < per_kind; ++k) {
       for (int sig : {SIGINT, SIGKILL}) {
         const auto delay = std::chrono::milliseconds(delay_ms(rng) + 500);
         const std::string label =
@@ -239,11 +242,11 @@ int main(int argc, char** argv) {
   if (!pg_dir.empty()) {
     std::system((kSource + "/scripts/pg-server.sh stop " + pg_dir + " >/dev/null 2>&1").c_str());
   }
-  if (code != 0) return code;
+  if (code != prowl::kExitOk) return code;
 
   for (const std::string& f : t.failures) std::cout << "  failed: " << f << '\n';
   std::cout << fmt::format("CHAOS runs={} data_intact={} reports_written={} orphans={}\n", t.runs,
                            t.data_intact, t.reports_written, t.orphans);
   const bool best = t.data_intact == t.runs && t.reports_written == t.interrupted && t.orphans == 0;
-  return best ? 0 : 1;
+  return best ? prowl::kExitOk : prowl::kExitFindings;
 }

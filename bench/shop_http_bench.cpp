@@ -29,6 +29,7 @@
 #include <fmt/format.h>
 #include <libpq-fe.h>
 
+#include "prowl/core/exit_code.hpp"
 #include "prowl/explore/explorer.hpp"
 #include "prowl/modelfile/http_model.hpp"
 #include "prowl/strategy/bfs.hpp"
@@ -52,7 +53,7 @@ Cpu cpu_seconds(int who) {
 
 [[noreturn]] void fail(const std::string& message) {
   std::fprintf(stderr, "shop_http_bench: %s\n", message.c_str());
-  std::exit(3);
+  std::exit(prowl::kExitEnvironment);
 }
 
 void run(const char* name, const fs::path& model_file, int depth, unsigned workers) {
@@ -116,17 +117,17 @@ int main(int argc, char** argv) {
       const int w = std::atoi(argv[++i]);
       if (w < 1) {
         std::fprintf(stderr, "shop_http_bench: --workers must be at least 1\n");
-        return 2;
+        return prowl::kExitUsage;
       }
       workers.push_back(static_cast<unsigned>(w));
     } else {
       std::fprintf(stderr, "usage: shop_http_bench [--depth D] [--workers W]... [--dsn DSN]\n");
-      return 2;
+      return prowl::kExitUsage;
     }
   }
   if (depth < 1) {
     std::fprintf(stderr, "shop_http_bench: --depth must be at least 1\n");
-    return 2;
+    return prowl::kExitUsage;
   }
   const fs::path dir = fs::temp_directory_path() / fmt::format("prowl-shop-bench-{}", ::getpid());
   fs::remove_all(dir);
@@ -141,7 +142,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "shop_http_bench: no PostgreSQL server (--dsn or PROWL_TEST_PG_DSN): the "
                  "shop_http_postgres line is skipped\n");
-    return 0;
+    return prowl::kExitOk;
   }
   // A database of its own on the server, dropped afterwards.
   const std::string db = fmt::format("prowl_shop_bench_{}", ::getpid());
@@ -153,5 +154,5 @@ int main(int argc, char** argv) {
   run("shop_http_postgres", fs::path(SHOP_API_DIR) / "shop-postgres.yaml", depth, 1);
   PQclear(PQexec(admin, ("DROP DATABASE " + db + " WITH (FORCE)").c_str()));
   PQfinish(admin);
-  return 0;
+  return prowl::kExitOk;
 }

@@ -24,6 +24,7 @@
 
 #include <fmt/format.h>
 
+#include "prowl/core/exit_code.hpp"
 #include "prowl/fsm/fuzzer.hpp"
 #include "smt_fuzz/machine.hpp"
 
@@ -33,7 +34,7 @@ namespace fs = std::filesystem;
 
 [[noreturn]] void fail(const std::string& message) {
   std::fprintf(stderr, "smt_fuzz_bench: %s\n", message.c_str());
-  std::exit(2);
+  std::exit(prowl::kExitUsage);
 }
 
 struct Settings {
@@ -159,7 +160,7 @@ int main(int argc, char** argv) {
   if (forked.summary.steps != in_process.summary.steps) {
     fmt::print(stderr, "smt_fuzz_bench: the two modes ran different walks ({} and {} steps)\n",
                forked.summary.steps, in_process.summary.steps);
-    return 1;
+    return prowl::kExitFindings;
   }
-  return 0;
+  return prowl::kExitOk;
 }

@@ -22,6 +22,7 @@
 
 #include <fmt/format.h>
 
+#include "prowl/core/exit_code.hpp"
 #include "prowl/explore/explorer.hpp"
 #include "prowl/explore/model.hpp"
 #include "prowl/strategy/bfs.hpp"
@@ -55,10 +56,10 @@ class Samples {
   std::vector<double> ms_;
 };
 
-// Fails the benchmark: a broken environment is exit code 3, like prowl's.
+// Fails the benchmark: a broken environment, as prowl reports one.
 [[noreturn]] void fail(const std::string& message) {
   std::fprintf(stderr, "systems_bench: %s\n", message.c_str());
-  std::exit(3);
+  std::exit(prowl::kExitEnvironment);
 }
 void check(const prowl::Status& st) {
   if (!st) fail(st.message());
@@ -291,19 +292,19 @@ int main(int argc, char** argv) {
       dsn = arg.substr(6);
     } else {
       std::fprintf(stderr, "usage: systems_bench [--dsn DSN]\n");
-      return 2;
+      return prowl::kExitUsage;
     }
   }
   if (dsn.empty()) {
     std::fprintf(stderr,
                  "systems_bench: no PostgreSQL server: pass --dsn DSN or set PROWL_TEST_PG_DSN "
                  "(scripts/pg-server.sh start DIR starts one and prints its DSN)\n");
-    return 3;
+    return prowl::kExitEnvironment;
   }
   bench_sqlite();
   BenchDatabase db(dsn);
   bench_pg_snapshot(db.dsn());
   bench_pg_savepoint(db.dsn());
   bench_pg_savepoint_bfs(db.dsn());
-  return 0;
+  return prowl::kExitOk;
 }

@@ -1,6 +1,6 @@
 // The prowl CLI's subcommands, one file each. Each takes the arguments after the program name,
 // so argv[0] is the subcommand's own name, and returns the process exit code (see
-// prowl/cli/run_main.hpp for their meaning).
+// prowl/core/exit_code.hpp for their meaning).
 #pragma once
 
 #include <string>

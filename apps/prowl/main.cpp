@@ -5,8 +5,8 @@
 #include <string_view>
 
 #include "commands.hpp"
-#include "prowl/cli/run_main.hpp"
 #include "prowl/cli/version.hpp"
+#include "prowl/core/exit_code.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "commands.hpp"
-#include "prowl/cli/run_main.hpp"
 #include "prowl/core/escape.hpp"
+#include "prowl/core/exit_code.hpp"
 #include "prowl/modelfile/loader.hpp"
 #include "prowl/modelfile/recover.hpp"
 

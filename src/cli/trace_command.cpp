@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "prowl/cli/run_main.hpp"
 #include "prowl/core/escape.hpp"
+#include "prowl/core/exit_code.hpp"
 #include "prowl/core/interrupt.hpp"
 #include "prowl/explore/finding_trace.hpp"
 #include "prowl/explore/replay.hpp"

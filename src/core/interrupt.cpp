@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cerrno>
 
+#include "prowl/core/exit_code.hpp"
+
 namespace prowl {
 
 namespace {
@@ -38,7 +40,7 @@ void on_signal(int sig) {
         "\nprowl: third signal: stopping now without restoring; the next run recovers the "
         "databases\n";
     [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
-    ::_exit(128 + g_first.load());
+    ::_exit(signal_exit_code(g_first.load()));
   }
   errno = saved_errno;
 }
@@ -64,7 +66,7 @@ int interrupts() { return g_count.load(std::memory_order_relaxed); }
 
 int interrupt_signal() { return g_first.load(); }
 
-int interrupt_exit_code() { return 128 + g_first.load(); }
+int interrupt_exit_code() { return signal_exit_code(g_first.load()); }
 
 std::string_view signal_name(int sig) {
   switch (sig) {

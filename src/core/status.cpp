@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "prowl/core/exit_code.hpp"
+
 namespace prowl {
 
 const std::string& Status::message() const {
@@ -12,15 +14,17 @@ const std::string& Status::message() const {
 int Status::exit_code() const {
   switch (code()) {
     case StatusCode::kOk:
-      return 0;
+      return kExitOk;
     case StatusCode::kInvalid:
-      return 2;
+      return kExitUsage;
     case StatusCode::kEnvironment:
-      return 3;
+      return kExitEnvironment;
     case StatusCode::kInternal:
-      return 3;
+      // A system that does not replay the same way is at fault, not prowl: prowl's own bugs
+      // are exceptions, kExitInternal.
+      return kExitEnvironment;
   }
-  return 3;
+  return kExitEnvironment;
 }
 
 namespace detail {

@@ -1,5 +1,6 @@
 #include "prowl/fsm/fuzz_main.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -12,7 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "fsm/run_codec.hpp"
-#include "prowl/cli/run_main.hpp"
+#include "prowl/core/exit_code.hpp"
 #include "prowl/fsm/fuzzer.hpp"
 #include "prowl/fsm/isolate.hpp"
 #include "prowl/fsm/runner.hpp"
@@ -21,7 +22,8 @@
 namespace prowl::fsm {
 namespace {
 
-constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
+// StopSignals does not tell which signal stopped the run: the code of Ctrl-C, the usual one.
+constexpr int kExitInterrupted = signal_exit_code(SIGINT);
 
 enum class Command { kFuzz, kReplay, kShrink };
 
@@ -62,6 +64,11 @@ struct FuzzCommandLine::Impl {
   trace::Trace trace;
 
   std::optional<int> parse(int argc, char** argv);
+  void add_fuzz_flags(CLI::App* fuzz_cmd);
+  void add_trace_flags(CLI::App* replay_cmd, CLI::App* shrink_cmd);
+  void add_model_options(CLI::App* fuzz_cmd, CLI::App* replay_cmd, CLI::App* shrink_cmd);
+  std::optional<int> parse_app(CLI::App& app, int argc, char** argv) const;
+  std::optional<int> read_trace();
   int run(MachineCore& machine);
   int fuzz(const MachineCore& machine);
   int replay(const MachineCore& machine);
@@ -86,7 +93,26 @@ std::optional<int> FuzzCommandLine::Impl::parse(int argc, char** argv) {
   CLI::App* replay_cmd = app.add_subcommand("replay", "run a trace and report how it ends");
   CLI::App* shrink_cmd = app.add_subcommand(
       "shrink", "reduce a failing trace to a minimal one that fails the same way");
+  add_fuzz_flags(fuzz_cmd);
+  for (CLI::App* sub : {fuzz_cmd, replay_cmd, shrink_cmd}) {
+    sub->add_option("--run-timeout", run_timeout, "seconds a run may take (default 10)")
+        ->type_name("SECONDS")
+        ->check(CLI::PositiveNumber);
+    sub->add_flag("--no-fork", no_fork, "run in this process (no crash isolation; for debuggers)");
+  }
+  add_trace_flags(replay_cmd, shrink_cmd);
+  add_model_options(fuzz_cmd, replay_cmd, shrink_cmd);
+  if (std::optional<int> code = parse_app(app, argc, argv)) return code;
+  if (replay_cmd->parsed()) command = Command::kReplay;
+  if (shrink_cmd->parsed()) command = Command::kShrink;
+  if (command != Command::kFuzz) {
+    if (std::optional<int> code = read_trace()) return code;
+  }
+  parsed = true;
+  return std::nullopt;
+}
 
+void FuzzCommandLine::Impl::add_fuzz_flags(CLI::App* fuzz_cmd) {
   fuzz_cmd->add_option("--seed", seed, "seed of the session (default: random, printed)")
       ->type_name("N");
   fuzz_cmd->add_option("--runs", runs, "stop after N runs (default 0: no limit)")->type_name("N");
@@ -100,12 +126,9 @@ std::optional<int> FuzzCommandLine::Impl::parse(int argc, char** argv) {
   fuzz_cmd->add_flag("--print-fsm", print_fsm,
                      "print every state's transitions with their probabilities and exit");
   fuzz_cmd->add_flag("--quiet", quiet, "no line per new bucket while fuzzing");
-  for (CLI::App* sub : {fuzz_cmd, replay_cmd, shrink_cmd}) {
-    sub->add_option("--run-timeout", run_timeout, "seconds a run may take (default 10)")
-        ->type_name("SECONDS")
-        ->check(CLI::PositiveNumber);
-    sub->add_flag("--no-fork", no_fork, "run in this process (no crash isolation; for debuggers)");
-  }
+}
+
+void FuzzCommandLine::Impl::add_trace_flags(CLI::App* replay_cmd, CLI::App* shrink_cmd) {
   replay_cmd->add_option("TRACE", trace_path, "the trace file")->required();
   shrink_cmd->add_option("TRACE", trace_path, "the trace file")->required();
   shrink_cmd
@@ -116,6 +139,12 @@ std::optional<int> FuzzCommandLine::Impl::parse(int argc, char** argv) {
       ->add_option("--max-candidates", max_candidates,
                    "stop after trying N candidates (default 0: no limit)")
       ->type_name("N");
+}
+
+// Each of the program's own options is a flag of every subcommand; the replay and shrink flags
+// are kept so that read_trace() can tell an option given from one to take from the trace.
+void FuzzCommandLine::Impl::add_model_options(CLI::App* fuzz_cmd, CLI::App* replay_cmd,
+                                              CLI::App* shrink_cmd) {
   for (ModelOption& o : model_options) {
     std::string help = o.help;
     if (!o.choices.empty()) help += fmt::format(" ({})", fmt::join(o.choices, ", "));
@@ -129,6 +158,10 @@ std::optional<int> FuzzCommandLine::Impl::parse(int argc, char** argv) {
     o.replay_flag = add(replay_cmd, "; default: the trace's");
     o.shrink_flag = add(shrink_cmd, "; default: the trace's");
   }
+}
+
+// Returns the exit code when the program stops here: after --help, or after bad usage.
+std::optional<int> FuzzCommandLine::Impl::parse_app(CLI::App& app, int argc, char** argv) const {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -143,30 +176,31 @@ std::optional<int> FuzzCommandLine::Impl::parse(int argc, char** argv) {
     std::cerr << program << ": " << e.what() << "\nRun '" << program << " --help' for usage.\n";
     return kExitUsage;
   }
-  if (replay_cmd->parsed()) command = Command::kReplay;
-  if (shrink_cmd->parsed()) command = Command::kShrink;
-  if (command != Command::kFuzz) {
-    auto read = trace::read_trace_file(trace_path);
-    if (!read) {
-      std::cerr << read.status().message() << '\n';
+  return std::nullopt;
+}
+
+// Reads the trace to replay or shrink, and takes from its header each option not given as a
+// flag. Returns the exit code when the trace cannot be used.
+std::optional<int> FuzzCommandLine::Impl::read_trace() {
+  auto read = trace::read_trace_file(trace_path);
+  if (!read) {
+    std::cerr << read.status().message() << '\n';
+    return kExitUsage;
+  }
+  trace = std::move(*read);
+  for (ModelOption& o : model_options) {
+    CLI::Option* flag = command == Command::kReplay ? o.replay_flag : o.shrink_flag;
+    if (flag->count() != 0) continue;
+    std::optional<std::string> value = trace.header.option(o.name);
+    if (!value) continue;
+    if (!o.choices.empty() &&
+        std::find(o.choices.begin(), o.choices.end(), *value) == o.choices.end()) {
+      std::cerr << fmt::format("{}:1: option {}={} is not one of {}\n", trace_path, o.name, *value,
+                               fmt::join(o.choices, ", "));
       return kExitUsage;
     }
-    trace = std::move(*read);
-    for (ModelOption& o : model_options) {
-      CLI::Option* flag = command == Command::kReplay ? o.replay_flag : o.shrink_flag;
-      if (flag->count() != 0) continue;
-      std::optional<std::string> value = trace.header.option(o.name);
-      if (!value) continue;
-      if (!o.choices.empty() &&
-          std::find(o.choices.begin(), o.choices.end(), *value) == o.choices.end()) {
-        std::cerr << fmt::format("{}:1: option {}={} is not one of {}\n", trace_path, o.name,
-                                 *value, fmt::join(o.choices, ", "));
-        return kExitUsage;
-      }
-      *o.value = *value;
-    }
+    *o.value = *value;
   }
-  parsed = true;
   return std::nullopt;
 }
 

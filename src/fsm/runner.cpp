@@ -103,111 +103,166 @@ std::string Stats::table(const MachineCore& machine) const {
   return out;
 }
 
+namespace {
+
+// One weighted random walk: its target, handles and random numbers, and the transitions enabled
+// in the state it is in.
+class Walker {
+ public:
+  Walker(const MachineCore& machine, std::uint64_t seed, trace::TraceWriter* writer, Stats* stats)
+      : machine_(machine),
+        states_(machine.states()),
+        writer_(writer),
+        stats_(stats),
+        walk_rng_(seed),
+        target_(machine.make_target()) {}
+
+  RunResult run(std::size_t max_steps) {
+    StateId state = machine_.initial();
+    if (stats_ != nullptr) stats_->entered(state);
+    // Empty transitions do not count as steps; this bounds a walk that keeps taking them.
+    const std::size_t max_moves = std::max<std::size_t>(1000, 100 * max_steps);
+    try {
+      for (std::size_t moves = 0;
+           !states_[state].ends_run() && result_.steps < max_steps && moves < max_moves; ++moves) {
+        collect_enabled(state);
+        const Move move = take_a_transition(state);
+        if (move == Move::kFailed) return std::move(result_);
+        if (move == Move::kStuck) {
+          result_.kind = RunKind::kStuck;
+          result_.message =
+              fmt::format("no transition out of state '{}' is enabled", states_[state].name);
+          return std::move(result_);
+        }
+      }
+    } catch (const std::exception& e) {
+      // A guard, a precondition or a generate step threw.
+      result_.kind = RunKind::kFinding;
+      result_.message = fmt::format("unexpected exception outside an action's run: {}", e.what());
+    }
+    return std::move(result_);
+  }
+
+ private:
+  enum class Move { kTaken, kFailed, kStuck };
+  enum class ActionEnd { kDeclined, kMoved, kStayed, kFailed };
+
+  void collect_enabled(StateId state) {
+    enabled_.clear();
+    total_ = 0;
+    for (auto [t, end] = machine_.out_of(state); t != end; ++t) {
+      if (t->weight <= 0) continue;
+      if (t->guard && !t->guard(target_.get())) continue;
+      const auto& pre = states_[t->next].precondition;
+      if (pre && !pre(target_.get())) continue;
+      enabled_.push_back(t);
+      total_ += t->weight;
+    }
+  }
+
+  // Picks enabled transitions by weight until one is taken, dropping those whose action declines
+  // to generate arguments; kStuck when none is left.
+  Move take_a_transition(StateId& state) {
+    while (!enabled_.empty()) {
+      const std::size_t pick = pick_enabled();
+      const MachineCore::Transition* t = enabled_[pick];
+      const ActionEnd end = t->action == kNoAction ? ActionEnd::kMoved : run_action(*t);
+      if (end == ActionEnd::kDeclined) {
+        total_ -= t->weight;
+        enabled_.erase(enabled_.begin() + static_cast<std::ptrdiff_t>(pick));
+        continue;
+      }
+      if (end == ActionEnd::kFailed) return Move::kFailed;
+      if (end == ActionEnd::kMoved) {
+        state = t->next;
+        if (stats_ != nullptr) stats_->entered(state);
+      }
+      return Move::kTaken;
+    }
+    return Move::kStuck;
+  }
+
+  std::size_t pick_enabled() {
+    double r = walk_rng_.unit() * total_;
+    std::size_t pick = 0;
+    while (pick + 1 < enabled_.size() && r >= enabled_[pick]->weight) {
+      r -= enabled_[pick]->weight;
+      ++pick;
+    }
+    return pick;
+  }
+
+  // Generates the step's arguments, writes the step, runs it and records how it ended.
+  ActionEnd run_action(const MachineCore::Transition& t) {
+    const MachineCore::ActionDef& def = machine_.actions()[t.action];
+    trace::Step step;
+    step.seed = walk_rng_.next();
+    step.action = def.name;
+    if (def.generate && !generate_args(def, step)) {
+      if (stats_ != nullptr) stats_->declined(t.action);
+      return ActionEnd::kDeclined;
+    }
+    if (writer_ != nullptr) writer_->step(step);
+    ++result_.steps;
+    result_.action = def.name;
+    if (stats_ != nullptr) {
+      stats_->attempted(t.action);
+      stats_->set_progress(result_.steps);
+    }
+    Rng rng = run_rng(step.seed);
+    CallContext ctx{target_.get(), handles_, rng};
+    handles_.begin_step(nullptr);
+    CallEnd end = call_run(def, ctx, Args(step.args));
+    if (writer_ != nullptr) writer_->returns(handles_.produced());
+    switch (end.outcome.kind) {
+      case Outcome::Kind::kError:
+        result_.kind = RunKind::kFinding;
+        result_.message =
+            end.trace_error ? "model error: " + end.outcome.message : end.outcome.message;
+        return ActionEnd::kFailed;
+      case Outcome::Kind::kOk:
+        if (stats_ != nullptr) stats_->succeeded(t.action);
+        break;
+      case Outcome::Kind::kRejected:
+      case Outcome::Kind::kSkipped:
+        return ActionEnd::kStayed;  // the library refused the call: its state did not change
+    }
+    return ActionEnd::kMoved;
+  }
+
+  bool generate_args(const MachineCore::ActionDef& def, trace::Step& step) {
+    Rng gen_rng(step.seed);
+    CallContext ctx{target_.get(), handles_, gen_rng};
+    std::optional<std::vector<std::string>> args = def.generate(ctx);
+    if (!args) return false;
+    step.args = std::move(*args);
+    return true;
+  }
+
+  const MachineCore& machine_;
+  const std::vector<MachineCore::State>& states_;
+  trace::TraceWriter* const writer_;
+  Stats* const stats_;
+  RunResult result_;
+  Rng walk_rng_;
+  std::shared_ptr<void> target_;
+  Handles handles_;
+  std::vector<const MachineCore::Transition*> enabled_;
+  double total_ = 0;
+};
+
+}  // namespace
+
 RunResult walk(const MachineCore& machine, const trace::Header& header, std::uint64_t seed,
                const WalkOptions& options, trace::TraceWriter* writer, Stats* stats) {
-  RunResult result;
-  Rng walk_rng(seed);
-  std::shared_ptr<void> target = machine.make_target();
-  Handles handles;
+  Walker walker(machine, seed, writer, stats);
   if (writer != nullptr) {
     trace::Header h = header;
     h.model = machine.name();
     h.set_option("seed", std::to_string(seed));
     writer->header(h);
   }
-  const auto& states = machine.states();
-  StateId state = machine.initial();
-  if (stats != nullptr) stats->entered(state);
-  // Empty transitions do not count as steps; this bounds a walk that keeps taking them.
-  const std::size_t max_moves = std::max<std::size_t>(1000, 100 * options.max_steps);
-  std::vector<const MachineCore::Transition*> enabled;
-  try {
-    for (std::size_t moves = 0;
-         !states[state].ends_run() && result.steps < options.max_steps && moves < max_moves;
-         ++moves) {
-      enabled.clear();
-      double total = 0;
-      for (auto [t, end] = machine.out_of(state); t != end; ++t) {
-        if (t->weight <= 0) continue;
-        if (t->guard && !t->guard(target.get())) continue;
-        const auto& pre = states[t->next].precondition;
-        if (pre && !pre(target.get())) continue;
-        enabled.push_back(t);
-        total += t->weight;
-      }
-      bool moved = false;
-      while (!enabled.empty() && !moved) {
-        double r = walk_rng.unit() * total;
-        std::size_t pick = 0;
-        while (pick + 1 < enabled.size() && r >= enabled[pick]->weight) {
-          r -= enabled[pick]->weight;
-          ++pick;
-        }
-        const MachineCore::Transition* t = enabled[pick];
-        bool stay = false;
-        if (t->action != kNoAction) {
-          const MachineCore::ActionDef& def = machine.actions()[t->action];
-          trace::Step step;
-          step.seed = walk_rng.next();
-          step.action = def.name;
-          if (def.generate) {
-            Rng gen_rng(step.seed);
-            CallContext ctx{target.get(), handles, gen_rng};
-            std::optional<std::vector<std::string>> args = def.generate(ctx);
-            if (!args) {
-              if (stats != nullptr) stats->declined(t->action);
-              total -= t->weight;
-              enabled.erase(enabled.begin() + static_cast<std::ptrdiff_t>(pick));
-              continue;
-            }
-            step.args = std::move(*args);
-          }
-          if (writer != nullptr) writer->step(step);
-          ++result.steps;
-          result.action = def.name;
-          if (stats != nullptr) {
-            stats->attempted(t->action);
-            stats->set_progress(result.steps);
-          }
-          Rng rng = run_rng(step.seed);
-          CallContext ctx{target.get(), handles, rng};
-          handles.begin_step(nullptr);
-          CallEnd end = call_run(def, ctx, Args(step.args));
-          if (writer != nullptr) writer->returns(handles.produced());
-          switch (end.outcome.kind) {
-            case Outcome::Kind::kError:
-              result.kind = RunKind::kFinding;
-              result.message =
-                  end.trace_error ? "model error: " + end.outcome.message : end.outcome.message;
-              return result;
-            case Outcome::Kind::kOk:
-              if (stats != nullptr) stats->succeeded(t->action);
-              break;
-            case Outcome::Kind::kRejected:
-            case Outcome::Kind::kSkipped:
-              stay = true;  // the library refused the call: its state did not change
-              break;
-          }
-        }
-        if (!stay) {
-          state = t->next;
-          if (stats != nullptr) stats->entered(state);
-        }
-        moved = true;
-      }
-      if (!moved) {
-        result.kind = RunKind::kStuck;
-        result.message =
-            fmt::format("no transition out of state '{}' is enabled", states[state].name);
-        return result;
-      }
-    }
-  } catch (const std::exception& e) {
-    // A guard, a precondition or a generate step threw.
-    result.kind = RunKind::kFinding;
-    result.message = fmt::format("unexpected exception outside an action's run: {}", e.what());
-  }
-  return result;
+  return walker.run(options.max_steps);
 }
 
 RunResult replay(const MachineCore& machine, const trace::Trace& trace, Stats* stats) {

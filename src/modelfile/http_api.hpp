@@ -100,6 +100,13 @@ class HttpApi final : public System {
   };
 
   Result<HttpResponse> send(const HttpRequest& request) const;
+  // The steps of run() once the answer is in: its status judged, then the bindings made.
+  Outcome judge(const ActionSpec& a, const HttpRequest& r, const HttpResponse& reply, Context& ctx);
+  Outcome server_error(const HttpRequest& r, int status, std::string detail) const;
+  Outcome bind(const ActionSpec& a, const std::string& body_text, bool json, std::string detail,
+               Context& ctx) const;
+  // "METHOD PATH", redacted, for the messages about a step.
+  std::string method_and_path(const HttpRequest& r) const;
   // shown(text) for a body: remembered for the bodies seen lately, since steps send the same
   // requests and get the same answers (a refusal, say) over and over.
   const ShownBody& shown(std::string_view text) const;

@@ -155,6 +155,12 @@ Status Parser::request_field(const std::string& key, const Item& v, RequestSpec&
   return Status::ok();
 }
 
+// What an action's keys said beyond its spec, for the rules across its keys.
+struct Parser::ActionKeys {
+  bool has_path = false;
+  bool has_ok = false;
+};
+
 Status Parser::action(const Item& item) {
   if (Status st = r_.expect_map({item.node, item.pos, "an action"}); !st) return st;
   const YAML::Node name_node = item.node["name"];
@@ -164,75 +170,87 @@ Status Parser::action(const Item& item) {
   ActionSpec a;
   a.name = *name;
   a.pos = item.pos;
-  bool has_path = false;
-  bool has_ok = false;
+  ActionKeys seen;
   Status st = r_.entries(
       {item.node, item.pos, fmt::format("action '{}'", a.name)}, kActionKeys,
-      [&](const std::string& key, const Item& v) -> Status {
-        if (key == "name") return Status::ok();
-        if (key == "method" || key == "path" || key == "query" || key == "headers" ||
-            key == "body" || key == "timeout") {
-          has_path = has_path || key == "path";
-          return request_field(key, v, a.request);
-        }
-        if (key == "description") {
-          auto t = r_.text(v);
-          if (!t) return t.status();
-          a.description = *t;
-        } else if (key == "ok" || key == "rejected") {
-          has_ok = has_ok || key == "ok";
-          return status_set(v, key == "ok" ? a.ok : a.rejected, /*allow_5xx=*/false);
-        } else if (key == "bind") {
-          if (Status e = r_.expect_map(v); !e) return e;
-          for (const auto& entry : v.node) {
-            auto k = r_.name({entry.first, r_.pos(entry.first), v.what + " key"});
-            if (!k) return k.status();
-            Binding b{*k, {}};
-            if (Status p = pointer(
-                    child(entry.second, r_.pos(entry.first), fmt::format("{} {}", v.what, *k)),
-                    b.pointer);
-                !p) {
-              return p;
-            }
-            bound_by_.emplace_back(*k, a.name);
-            a.bind.push_back(std::move(b));
-          }
-        } else if (key == "unbind") {
-          return r_.elements(v, /*single_ok=*/true, [&](const Item& e) -> Status {
-            auto n = r_.name(e);
-            if (!n) return n.status();
-            key_refs_.push_back({*n, e.pos, e.what});
-            a.unbind.push_back(*n);
-            return Status::ok();
-          });
-        } else if (key == "when") {
-          return conditions(v, a.when);
-        } else if (key == "after") {
-          return r_.elements(v, /*single_ok=*/true, [&](const Item& e) -> Status {
-            auto n = r_.name(e);
-            if (!n) return n.status();
-            after_refs_.push_back({*n, e.pos, e.what});
-            a.after.push_back(*n);
-            return Status::ok();
-          });
-        } else if (key == "max_per_path" || key == "max_per_run") {
-          auto n = r_.integer(v, 1, 1'000'000'000);
-          if (!n) return n.status();
-          (key == "max_per_path" ? a.max_per_path : a.max_per_run) = static_cast<std::uint32_t>(*n);
-        } else if (key == "weight") {
-          auto w = r_.number(v);
-          if (!w) return w.status();
-          if (!(*w > 0)) return r_.error(v.pos, fmt::format("{} must be > 0, not {}", v.what, *w));
-          a.weight = *w;
-        }
-        return Status::ok();
-      });
+      [&](const std::string& key, const Item& v) { return action_field(key, v, a, seen); });
   if (!st) return st;
-  if (!has_path) {
+  if (!seen.has_path) {
     return r_.error(item.pos, fmt::format("action '{}' has no path", a.name),
                     "add path: /the/endpoint (appended to base_url)");
   }
-  if (!has_ok) a.ok.classes.push_back(2);
+  if (!seen.has_ok) a.ok.classes.push_back(2);
+  if (Status s = ok_and_rejected_differ(item, a); !s) return s;
+  action_pos_.push_back(r_.pos(name_node));
+  spec_.actions.push_back(std::move(a));
+  return Status::ok();
+}
+
+Status Parser::action_field(const std::string& key, const Item& v, ActionSpec& a,
+                            ActionKeys& seen) {
+  if (key == "name") return Status::ok();
+  if (key == "method" || key == "path" || key == "query" || key == "headers" || key == "body" ||
+      key == "timeout") {
+    seen.has_path = seen.has_path || key == "path";
+    return request_field(key, v, a.request);
+  }
+  if (key == "description") {
+    auto t = r_.text(v);
+    if (!t) return t.status();
+    a.description = *t;
+  } else if (key == "ok" || key == "rejected") {
+    seen.has_ok = seen.has_ok || key == "ok";
+    return status_set(v, key == "ok" ? a.ok : a.rejected, /*allow_5xx=*/false);
+  } else if (key == "bind") {
+    return bindings(v, a);
+  } else if (key == "unbind") {
+    return names(v, key_refs_, a.unbind);
+  } else if (key == "when") {
+    return conditions(v, a.when);
+  } else if (key == "after") {
+    return names(v, after_refs_, a.after);
+  } else if (key == "max_per_path" || key == "max_per_run") {
+    auto n = r_.integer(v, 1, 1'000'000'000);
+    if (!n) return n.status();
+    (key == "max_per_path" ? a.max_per_path : a.max_per_run) = static_cast<std::uint32_t>(*n);
+  } else if (key == "weight") {
+    auto w = r_.number(v);
+    if (!w) return w.status();
+    if (!(*w > 0)) return r_.error(v.pos, fmt::format("{} must be > 0, not {}", v.what, *w));
+    a.weight = *w;
+  }
+  return Status::ok();
+}
+
+// bind: {KEY: POINTER, ...}: the context keys the action's answer binds.
+Status Parser::bindings(const Item& v, ActionSpec& a) {
+  if (Status e = r_.expect_map(v); !e) return e;
+  for (const auto& entry : v.node) {
+    auto k = r_.name({entry.first, r_.pos(entry.first), v.what + " key"});
+    if (!k) return k.status();
+    Binding b{*k, {}};
+    if (Status p = pointer(
+            child(entry.second, r_.pos(entry.first), fmt::format("{} {}", v.what, *k)), b.pointer);
+        !p) {
+      return p;
+    }
+    bound_by_.emplace_back(*k, a.name);
+    a.bind.push_back(std::move(b));
+  }
+  return Status::ok();
+}
+
+Status Parser::names(const Item& v, std::vector<Ref>& refs, std::vector<std::string>& out) {
+  return r_.elements(v, /*single_ok=*/true, [&](const Item& e) -> Status {
+    auto n = r_.name(e);
+    if (!n) return n.status();
+    refs.push_back({*n, e.pos, e.what});
+    out.push_back(*n);
+    return Status::ok();
+  });
+}
+
+Status Parser::ok_and_rejected_differ(const Item& item, const ActionSpec& a) const {
   for (int code : a.ok.codes) {
     if (std::find(a.rejected.codes.begin(), a.rejected.codes.end(), code) !=
         a.rejected.codes.end()) {
@@ -247,8 +265,6 @@ Status Parser::action(const Item& item) {
                       fmt::format("action '{}': {}xx is both ok and rejected", a.name, cls));
     }
   }
-  action_pos_.push_back(r_.pos(name_node));
-  spec_.actions.push_back(std::move(a));
   return Status::ok();
 }
 

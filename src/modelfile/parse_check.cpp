@@ -142,6 +142,15 @@ Status Parser::response_rule(const Item& item, ResponseRule& out) const {
   return Status::ok();
 }
 
+// What an invariant's keys said beyond its spec, for the rules across its keys.
+struct Parser::InvariantKeys {
+  int kinds = 0;  // sql:, get: and response: given
+  bool has_status = false;
+  bool has_checks = false;
+  bool has_timing = false;
+  Ref database;
+};
+
 Status Parser::invariant(const Item& item) {
   if (Status st = r_.expect_map({item.node, item.pos, "an invariant"}); !st) return st;
   const YAML::Node name_node = item.node["name"];
@@ -151,116 +160,136 @@ Status Parser::invariant(const Item& item) {
   InvariantSpec inv;
   inv.name = *name;
   inv.pos = item.pos;
-  int kinds = 0;
-  bool has_status = false;
-  bool has_checks = false;
-  bool has_timing = false;
-  Ref database{"", item.pos, fmt::format("invariant '{}'", inv.name)};
-  Status st =
-      r_.entries({item.node, item.pos, fmt::format("invariant '{}'", inv.name)}, kInvariantKeys,
-                 [&](const std::string& key, const Item& v) -> Status {
-                   if (key == "description") {
-                     auto t = r_.text(v);
-                     if (!t) return t.status();
-                     inv.description = *t;
-                   } else if (key == "severity") {
-                     auto t = r_.text(v);
-                     if (!t) return t.status();
-                     auto s = parse_severity(*t);
-                     if (!s) {
-                       return r_.error(v.pos, fmt::format("{} '{}' is not a severity", v.what, *t),
-                                       "one of: critical, high, medium, low");
-                     }
-                     inv.severity = *s;
-                   } else if (key == "timing") {
-                     has_timing = true;
-                     auto t = r_.text(v);
-                     if (!t) return t.status();
-                     if (*t == "before") {
-                       inv.timing = Timing::kBefore;
-                     } else if (*t == "after") {
-                       inv.timing = Timing::kAfter;
-                     } else if (*t == "both") {
-                       inv.timing = Timing::kBoth;
-                     } else {
-                       return r_.error(v.pos, fmt::format("{} '{}' is not a timing", v.what, *t),
-                                       "one of: before, after, both");
-                     }
-                   } else if (key == "when") {
-                     return conditions(v, inv.when);
-                   } else if (key == "sql") {
-                     ++kinds;
-                     inv.kind = InvariantSpec::Kind::kSql;
-                     auto t = r_.templ(v);
-                     if (!t) return t.status();
-                     refer(*t, v);
-                     inv.sql = std::move(*t);
-                   } else if (key == "database") {
-                     auto n = r_.name(v);
-                     if (!n) return n.status();
-                     database.name = *n;
-                     database.pos = v.pos;
-                   } else if (key == "get") {
-                     ++kinds;
-                     inv.kind = InvariantSpec::Kind::kHttp;
-                     auto t = r_.templ(v, nullptr, Reader::Raw::kAllowed);
-                     if (!t) return t.status();
-                     refer(*t, v);
-                     inv.path = std::move(*t);
-                   } else if (key == "status") {
-                     has_status = true;
-                     return status_set(v, inv.status, /*allow_5xx=*/true);
-                   } else if (key == "checks") {
-                     has_checks = true;
-                     return r_.elements(v, /*single_ok=*/false, [&](const Item& e) -> Status {
-                       JsonCheck c;
-                       Item check{e.node, e.pos, fmt::format("invariant '{}': check", inv.name)};
-                       if (Status s = json_check(check, c); !s) return s;
-                       inv.checks.push_back(std::move(c));
-                       return Status::ok();
-                     });
-                   } else if (key == "response") {
-                     ++kinds;
-                     inv.kind = InvariantSpec::Kind::kResponse;
-                     return response_rule(v, inv.rule);
-                   }
-                   return Status::ok();
-                 });
+  InvariantKeys seen;
+  seen.database = {"", item.pos, fmt::format("invariant '{}'", inv.name)};
+  Status st = r_.entries(
+      {item.node, item.pos, fmt::format("invariant '{}'", inv.name)}, kInvariantKeys,
+      [&](const std::string& key, const Item& v) { return invariant_field(key, v, inv, seen); });
   if (!st) return st;
-  if (kinds != 1) {
+  if (Status s = invariant_keys_fit(item, inv, seen); !s) return s;
+  if (inv.kind == InvariantSpec::Kind::kHttp && !seen.has_status) inv.status.classes.push_back(2);
+  if (inv.kind == InvariantSpec::Kind::kSql) {
+    database_refs_.push_back(seen.database);
+    database_ref_invariant_.push_back(spec_.invariants.size());
+  }
+  spec_.invariants.push_back(std::move(inv));
+  return Status::ok();
+}
+
+Status Parser::invariant_field(const std::string& key, const Item& v, InvariantSpec& inv,
+                               InvariantKeys& seen) {
+  if (key == "description") {
+    auto t = r_.text(v);
+    if (!t) return t.status();
+    inv.description = *t;
+  } else if (key == "severity") {
+    return invariant_severity(v, inv);
+  } else if (key == "timing") {
+    seen.has_timing = true;
+    return invariant_timing(v, inv);
+  } else if (key == "when") {
+    return conditions(v, inv.when);
+  } else if (key == "sql" || key == "get" || key == "response") {
+    ++seen.kinds;
+    return invariant_kind(key, v, inv);
+  } else if (key == "database") {
+    auto n = r_.name(v);
+    if (!n) return n.status();
+    seen.database.name = *n;
+    seen.database.pos = v.pos;
+  } else if (key == "status") {
+    seen.has_status = true;
+    return status_set(v, inv.status, /*allow_5xx=*/true);
+  } else if (key == "checks") {
+    seen.has_checks = true;
+    return invariant_checks(v, inv);
+  }
+  return Status::ok();
+}
+
+Status Parser::invariant_severity(const Item& v, InvariantSpec& inv) const {
+  auto t = r_.text(v);
+  if (!t) return t.status();
+  auto s = parse_severity(*t);
+  if (!s) {
+    return r_.error(v.pos, fmt::format("{} '{}' is not a severity", v.what, *t),
+                    "one of: critical, high, medium, low");
+  }
+  inv.severity = *s;
+  return Status::ok();
+}
+
+Status Parser::invariant_timing(const Item& v, InvariantSpec& inv) const {
+  auto t = r_.text(v);
+  if (!t) return t.status();
+  if (*t == "before") {
+    inv.timing = Timing::kBefore;
+  } else if (*t == "after") {
+    inv.timing = Timing::kAfter;
+  } else if (*t == "both") {
+    inv.timing = Timing::kBoth;
+  } else {
+    return r_.error(v.pos, fmt::format("{} '{}' is not a timing", v.what, *t),
+                    "one of: before, after, both");
+  }
+  return Status::ok();
+}
+
+// sql:, get: or response:, what the invariant checks.
+Status Parser::invariant_kind(const std::string& key, const Item& v, InvariantSpec& inv) {
+  if (key == "response") {
+    inv.kind = InvariantSpec::Kind::kResponse;
+    return response_rule(v, inv.rule);
+  }
+  const bool sql = key == "sql";
+  inv.kind = sql ? InvariantSpec::Kind::kSql : InvariantSpec::Kind::kHttp;
+  auto t = r_.templ(v, nullptr, sql ? Reader::Raw::kRefused : Reader::Raw::kAllowed);
+  if (!t) return t.status();
+  refer(*t, v);
+  (sql ? inv.sql : inv.path) = std::move(*t);
+  return Status::ok();
+}
+
+Status Parser::invariant_checks(const Item& v, InvariantSpec& inv) {
+  return r_.elements(v, /*single_ok=*/false, [&](const Item& e) -> Status {
+    JsonCheck c;
+    Item check{e.node, e.pos, fmt::format("invariant '{}': check", inv.name)};
+    if (Status s = json_check(check, c); !s) return s;
+    inv.checks.push_back(std::move(c));
+    return Status::ok();
+  });
+}
+
+// The rules across an invariant's keys: one kind, and the keys that belong to another kind.
+Status Parser::invariant_keys_fit(const Item& item, const InvariantSpec& inv,
+                                  const InvariantKeys& seen) const {
+  if (seen.kinds != 1) {
     return r_.error(
         item.pos,
         fmt::format("invariant '{}' needs exactly one of sql:, get: or response:", inv.name),
         "sql: SELECT the offending rows; get: PATH with checks:; response: no_5xx");
   }
-  if (inv.kind != InvariantSpec::Kind::kHttp && (has_status || has_checks)) {
+  if (inv.kind != InvariantSpec::Kind::kHttp && (seen.has_status || seen.has_checks)) {
     return r_.error(item.pos,
                     fmt::format("invariant '{}': status and checks apply to get:", inv.name));
   }
-  if (inv.kind != InvariantSpec::Kind::kSql && !database.name.empty()) {
-    return r_.error(database.pos,
+  if (inv.kind != InvariantSpec::Kind::kSql && !seen.database.name.empty()) {
+    return r_.error(seen.database.pos,
                     fmt::format("invariant '{}': database applies to sql:", inv.name));
   }
-  if (inv.kind == InvariantSpec::Kind::kResponse) {
-    if (has_timing && inv.timing != Timing::kAfter) {
-      return r_.error(item.pos,
-                      fmt::format("invariant '{}': a response rule is checked after each step; "
-                                  "its timing can only be after",
-                                  inv.name));
-    }
-    if (!inv.when.empty()) {
-      return r_.error(item.pos,
-                      fmt::format("invariant '{}': a response rule applies to every step; it "
-                                  "takes no when:",
-                                  inv.name));
-    }
+  if (inv.kind != InvariantSpec::Kind::kResponse) return Status::ok();
+  if (seen.has_timing && inv.timing != Timing::kAfter) {
+    return r_.error(item.pos,
+                    fmt::format("invariant '{}': a response rule is checked after each step; "
+                                "its timing can only be after",
+                                inv.name));
   }
-  if (inv.kind == InvariantSpec::Kind::kHttp && !has_status) inv.status.classes.push_back(2);
-  if (inv.kind == InvariantSpec::Kind::kSql) {
-    database_refs_.push_back(database);
-    database_ref_invariant_.push_back(spec_.invariants.size());
+  if (!inv.when.empty()) {
+    return r_.error(item.pos,
+                    fmt::format("invariant '{}': a response rule applies to every step; it "
+                                "takes no when:",
+                                inv.name));
   }
-  spec_.invariants.push_back(std::move(inv));
   return Status::ok();
 }
 

@@ -62,98 +62,123 @@ Status Parser::system(const Item& item) {
                                : fmt::format("did you mean '{}'?", near));
 }
 
+// What a process system's keys said beyond its spec, for the rules across its keys.
+struct Parser::ProcessKeys {
+  bool has_command = false;
+  SourcePos db_copy_pos;
+};
+
 Status Parser::process(const Item& item, const std::string& name) {
   ProcessSpec p;
   p.name = name;
   p.pos = item.pos;
   p.options.working_dir = r_.absolute(".");
-  bool has_command = false;
-  SourcePos db_copy_pos;
+  ProcessKeys seen;
   Status st = r_.entries(
       {item.node, item.pos, fmt::format("system '{}'", name)}, kProcessKeys,
-      [&](const std::string& key, const Item& v) -> Status {
-        if (key == "name" || key == "type") return Status::ok();
-        if (key == "command") {
-          has_command = true;
-          if (v.node && v.node.IsScalar()) {
-            auto c = literal(v);
-            if (!c) return c.status();
-            // Stopping signals the whole process group, so the shell need not exec the service.
-            p.options.argv = {"/bin/sh", "-c", *c};
-            return Status::ok();
-          }
-          return r_.elements(v, /*single_ok=*/false, [&](const Item& e) -> Status {
-            auto a = literal(e);
-            if (!a) return a.status();
-            p.options.argv.push_back(*a);
-            return Status::ok();
-          });
-        }
-        if (key == "port" || key == "ready_port") {
-          auto n = r_.integer(v, 0, 65535);
-          if (!n) return n.status();
-          (key == "port" ? p.options.port : p.options.ready_port) = static_cast<int>(*n);
-        } else if (key == "db" || key == "working_dir") {
-          auto t = literal(v);
-          if (!t) return t.status();
-          (key == "db" ? p.options.db : p.options.working_dir) = r_.absolute(*t);
-        } else if (key == "dsn") {
-          auto t = literal(v);
-          if (!t) return t.status();
-          p.options.dsn = *t;
-        } else if (key == "env") {
-          if (Status e = r_.expect_map(v); !e) return e;
-          for (const auto& entry : v.node) {
-            const std::string var = entry.first.Scalar();
-            auto value = literal(
-                child(entry.second, r_.pos(entry.first), fmt::format("{} {}", v.what, var)));
-            if (!value) return value.status();
-            p.options.env.emplace_back(var, *value);
-          }
-        } else if (key == "health") {
-          auto t = literal(v);
-          if (!t) return t.status();
-          if (!t->starts_with("/") && !unresolved(*t)) {
-            return r_.error(v.pos,
-                            fmt::format("{} '{}' must be a path starting with '/'", v.what, *t),
-                            "for example /health");
-          }
-          p.options.health_path = *t;
-        } else if (key == "ready_timeout" || key == "stop_timeout") {
-          auto d = r_.duration(v);
-          if (!d) return d.status();
-          (key == "ready_timeout" ? p.options.ready_timeout : p.options.stop_timeout) = *d;
-        } else if (key == "output_limit") {
-          auto n = r_.integer(v, 1024, 64 << 20);
-          if (!n) return n.status();
-          p.options.output_limit = static_cast<std::size_t>(*n);
-        } else if (key == "stateless") {
-          auto b = r_.boolean(v);
-          if (!b) return b.status();
-          p.options.stateless = *b;
-        } else if (key == "share_cpu") {
-          auto b = r_.boolean(v);
-          if (!b) return b.status();
-          p.options.share_cpu = *b;
-        } else if (key == "db_copy") {
-          auto b = r_.boolean(v);
-          if (!b) return b.status();
-          p.db_copy = *b;
-          db_copy_pos = v.pos;
-        }
-        return Status::ok();
-      });
+      [&](const std::string& key, const Item& v) { return process_field(key, v, p, seen); });
   if (!st) return st;
-  if (!has_command || p.options.argv.empty()) {
+  if (!seen.has_command || p.options.argv.empty()) {
     return r_.error(item.pos, fmt::format("system '{}' (process) has no command", name),
                     "for example command: [./my-service, --port, \"{port}\"]");
   }
   if (p.db_copy && p.options.db.empty()) {
-    return r_.error(db_copy_pos,
+    return r_.error(seen.db_copy_pos,
                     fmt::format("system '{}': db_copy needs the file to copy in db:", name),
                     "for example db: data/shop.db, with --db \"{db}\" in the command");
   }
   spec_.systems.emplace_back(std::move(p));
+  return Status::ok();
+}
+
+Status Parser::process_field(const std::string& key, const Item& v, ProcessSpec& p,
+                             ProcessKeys& seen) {
+  if (key == "name" || key == "type") return Status::ok();
+  if (key == "command") {
+    seen.has_command = true;
+    return process_command(v, p.options.argv);
+  }
+  if (key == "db" || key == "working_dir" || key == "dsn" || key == "env" || key == "health") {
+    return process_setting(key, v, p.options);
+  }
+  if (key == "db_copy") {
+    auto b = r_.boolean(v);
+    if (!b) return b.status();
+    p.db_copy = *b;
+    seen.db_copy_pos = v.pos;
+    return Status::ok();
+  }
+  return process_limit(key, v, p.options);
+}
+
+// A string is a shell command line; a sequence is the argv itself.
+Status Parser::process_command(const Item& v, std::vector<std::string>& argv) const {
+  if (v.node && v.node.IsScalar()) {
+    auto c = literal(v);
+    if (!c) return c.status();
+    // Stopping signals the whole process group, so the shell need not exec the service.
+    argv = {"/bin/sh", "-c", *c};
+    return Status::ok();
+  }
+  return r_.elements(v, /*single_ok=*/false, [&](const Item& e) -> Status {
+    auto a = literal(e);
+    if (!a) return a.status();
+    argv.push_back(*a);
+    return Status::ok();
+  });
+}
+
+// Where the service runs and what it is given: db, working_dir, dsn, env and health.
+Status Parser::process_setting(const std::string& key, const Item& v,
+                               ProcessOptions& options) const {
+  if (key == "db" || key == "working_dir") {
+    auto t = literal(v);
+    if (!t) return t.status();
+    (key == "db" ? options.db : options.working_dir) = r_.absolute(*t);
+  } else if (key == "dsn") {
+    auto t = literal(v);
+    if (!t) return t.status();
+    options.dsn = *t;
+  } else if (key == "env") {
+    if (Status e = r_.expect_map(v); !e) return e;
+    for (const auto& entry : v.node) {
+      const std::string var = entry.first.Scalar();
+      auto value =
+          literal(child(entry.second, r_.pos(entry.first), fmt::format("{} {}", v.what, var)));
+      if (!value) return value.status();
+      options.env.emplace_back(var, *value);
+    }
+  } else if (key == "health") {
+    auto t = literal(v);
+    if (!t) return t.status();
+    if (!t->starts_with("/") && !unresolved(*t)) {
+      return r_.error(v.pos, fmt::format("{} '{}' must be a path starting with '/'", v.what, *t),
+                      "for example /health");
+    }
+    options.health_path = *t;
+  }
+  return Status::ok();
+}
+
+// How the service is reached and handled: ports, timeouts, output_limit, stateless, share_cpu.
+Status Parser::process_limit(const std::string& key, const Item& v, ProcessOptions& options) const {
+  if (key == "port" || key == "ready_port") {
+    auto n = r_.integer(v, 0, 65535);
+    if (!n) return n.status();
+    (key == "port" ? options.port : options.ready_port) = static_cast<int>(*n);
+  } else if (key == "ready_timeout" || key == "stop_timeout") {
+    auto d = r_.duration(v);
+    if (!d) return d.status();
+    (key == "ready_timeout" ? options.ready_timeout : options.stop_timeout) = *d;
+  } else if (key == "output_limit") {
+    auto n = r_.integer(v, 1024, 64 << 20);
+    if (!n) return n.status();
+    options.output_limit = static_cast<std::size_t>(*n);
+  } else if (key == "stateless" || key == "share_cpu") {
+    auto b = r_.boolean(v);
+    if (!b) return b.status();
+    (key == "stateless" ? options.stateless : options.share_cpu) = *b;
+  }
   return Status::ok();
 }
 

@@ -52,13 +52,24 @@ class Parser {
   std::string known_keys_hint(const std::string& key) const;
 
   // parse_system.cpp
+  struct ProcessKeys;
   Status system(const Item& item);
   Status process(const Item& item, const std::string& name);
+  Status process_field(const std::string& key, const Item& v, ProcessSpec& p, ProcessKeys& seen);
+  Status process_command(const Item& v, std::vector<std::string>& argv) const;
+  Status process_setting(const std::string& key, const Item& v, ProcessOptions& options) const;
+  Status process_limit(const std::string& key, const Item& v, ProcessOptions& options) const;
   Status database(const Item& item, const std::string& name, const std::string& type);
   Status reset_hook(const Item& item);
 
   // parse_action.cpp
+  struct ActionKeys;
   Status action(const Item& item);
+  Status action_field(const std::string& key, const Item& v, ActionSpec& a, ActionKeys& seen);
+  Status bindings(const Item& v, ActionSpec& a);
+  // A name or a sequence of names into `out`, each recorded in `refs` for the cross-checks.
+  Status names(const Item& v, std::vector<Ref>& refs, std::vector<std::string>& out);
+  Status ok_and_rejected_differ(const Item& item, const ActionSpec& a) const;
   Status request_field(const std::string& key, const Item& value, RequestSpec& request);
   Status conditions(const Item& item, std::vector<Condition>& out);
   Status status_set(const Item& item, StatusSet& out, bool allow_5xx) const;
@@ -69,7 +80,16 @@ class Parser {
 
   // parse_check.cpp
   Status observation(const Item& item);
+  struct InvariantKeys;
   Status invariant(const Item& item);
+  Status invariant_field(const std::string& key, const Item& v, InvariantSpec& inv,
+                         InvariantKeys& seen);
+  Status invariant_severity(const Item& v, InvariantSpec& inv) const;
+  Status invariant_timing(const Item& v, InvariantSpec& inv) const;
+  Status invariant_kind(const std::string& key, const Item& v, InvariantSpec& inv);
+  Status invariant_checks(const Item& v, InvariantSpec& inv);
+  Status invariant_keys_fit(const Item& item, const InvariantSpec& inv,
+                            const InvariantKeys& seen) const;
   Status json_check(const Item& item, JsonCheck& out);
   Status response_rule(const Item& item, ResponseRule& out) const;
 

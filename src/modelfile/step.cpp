@@ -106,6 +106,15 @@ std::optional<std::string> header_refusal(const RequestSpec& request, const Cont
   return std::nullopt;
 }
 
+// The first context key the request uses that ctx does not bind, or null.
+const std::string* missing_key(const RequestSpec& spec, const Context& ctx) {
+  const std::string* missing = spec.path.missing(ctx);
+  for (const auto& q : spec.query) missing = missing ? missing : q.second.missing(ctx);
+  for (const HeaderSpec& h : spec.headers) missing = missing ? missing : h.value.missing(ctx);
+  if (spec.body && !missing) missing = spec.body->missing(ctx);
+  return missing;
+}
+
 }  // namespace
 
 bool conditions_hold(const std::vector<Condition>& conditions, const Context& ctx) {
@@ -133,11 +142,9 @@ Outcome HttpApi::run(const ActionSpec& a, Context& ctx) {
   step_.reset();
   const RequestSpec& spec = a.request;
   // The action requires every key its request uses; this only guards a model built by hand.
-  const std::string* missing = spec.path.missing(ctx);
-  for (const auto& q : spec.query) missing = missing ? missing : q.second.missing(ctx);
-  for (const HeaderSpec& h : spec.headers) missing = missing ? missing : h.value.missing(ctx);
-  if (spec.body && !missing) missing = spec.body->missing(ctx);
-  if (missing) return Outcome::skipped(fmt::format("context key '{}' is not bound", *missing));
+  if (const std::string* missing = missing_key(spec, ctx)) {
+    return Outcome::skipped(fmt::format("context key '{}' is not bound", *missing));
+  }
   HttpRequest r;
   r.method = spec.method;
   r.path = spec.path.render_url(ctx);
@@ -151,60 +158,72 @@ Outcome HttpApi::run(const ActionSpec& a, Context& ctx) {
   if (spec.body) r.body = spec.body->render(ctx);
   r.json = true;
   r.timeout = spec.timeout;
-  auto what = [&] { return redact(fmt::format("{} {}", r.method, r.path)); };
-
   auto reply = send(r);
   if (!reply) {
     return with_detail(Outcome::error(redact(reply.status().message())), line(r, nullptr));
   }
-  std::string detail = line(r, &*reply);
-  // Whether the body is JSON, from what line() just worked out when the body shows as it is.
-  const bool json = redact(reply->body) == reply->body ? shown(reply->body).json
-                                                       : parse_json(reply->body).has_value();
-  step_ = StepResponse{fmt::format("{} {}", r.method, client_->url_for(r)), reply->status, json,
-                       reply->body};
-  const int status = reply->status;
+  return judge(a, r, *reply, ctx);
+}
 
-  if (status >= 500) {
-    const bool ruled = std::any_of(spec_->invariants.begin(), spec_->invariants.end(),
-                                   [](const InvariantSpec& inv) {
-                                     return inv.kind == InvariantSpec::Kind::kResponse &&
-                                            inv.rule.kind == ResponseRule::Kind::kNo5xx;
-                                   });
-    // With a no_5xx rule the rule reports it, under its own name and severity; the step is a
-    // transition like a refusal, so exploration goes on from the state it left.
-    if (ruled) {
-      return with_detail(Outcome::rejected(fmt::format(
-                             "server error {} from {} (see the no_5xx rule)", status, what())),
-                         std::move(detail));
-    }
-    return with_detail(Outcome::error(fmt::format("server error {} from {}", status, what())),
-                       std::move(detail));
-  }
+Outcome HttpApi::judge(const ActionSpec& a, const HttpRequest& r, const HttpResponse& reply,
+                       Context& ctx) {
+  std::string detail = line(r, &reply);
+  // Whether the body is JSON, from what line() just worked out when the body shows as it is.
+  const bool json = redact(reply.body) == reply.body ? shown(reply.body).json
+                                                     : parse_json(reply.body).has_value();
+  step_ = StepResponse{fmt::format("{} {}", r.method, client_->url_for(r)), reply.status, json,
+                       reply.body};
+  const int status = reply.status;
+  if (status >= 500) return server_error(r, status, std::move(detail));
   switch (classify(a, status)) {
     case Verdict::kUnexpected:
-      return with_detail(Outcome::error(fmt::format("unexpected status {} from {} (ok: {}; "
-                                                    "rejected: {})",
-                                                    status, what(), a.ok.str(), a.rejected.str())),
-                         std::move(detail));
-    case Verdict::kRejected:
       return with_detail(
-          Outcome::rejected(fmt::format("{} answered {}: refused as specified", what(), status)),
+          Outcome::error(fmt::format("unexpected status {} from {} (ok: {}; "
+                                     "rejected: {})",
+                                     status, method_and_path(r), a.ok.str(), a.rejected.str())),
           std::move(detail));
+    case Verdict::kRejected:
+      return with_detail(Outcome::rejected(fmt::format("{} answered {}: refused as specified",
+                                                       method_and_path(r), status)),
+                         std::move(detail));
     case Verdict::kOk:
       break;
   }
-  // All bindings or none.
+  return bind(a, reply.body, json, std::move(detail), ctx);
+}
+
+Outcome HttpApi::server_error(const HttpRequest& r, int status, std::string detail) const {
+  const bool ruled =
+      std::any_of(spec_->invariants.begin(), spec_->invariants.end(), [](const InvariantSpec& inv) {
+        return inv.kind == InvariantSpec::Kind::kResponse &&
+               inv.rule.kind == ResponseRule::Kind::kNo5xx;
+      });
+  // With a no_5xx rule the rule reports it, under its own name and severity; the step is a
+  // transition like a refusal, so exploration goes on from the state it left.
+  if (ruled) {
+    return with_detail(
+        Outcome::rejected(fmt::format("server error {} from {} (see the no_5xx rule)", status,
+                                      method_and_path(r))),
+        std::move(detail));
+  }
+  return with_detail(
+      Outcome::error(fmt::format("server error {} from {}", status, method_and_path(r))),
+      std::move(detail));
+}
+
+// All bindings or none.
+Outcome HttpApi::bind(const ActionSpec& a, const std::string& body_text, bool json,
+                      std::string detail, Context& ctx) const {
   std::vector<std::pair<std::string, Value>> bound;
   std::optional<Json> body;
-  if (!a.bind.empty() && json) body = parse_json(reply->body);
+  if (!a.bind.empty() && json) body = parse_json(body_text);
   for (const Binding& b : a.bind) {
     auto fail = [&](std::string why) {
       return with_detail(Outcome::error(fmt::format("binding '{}': {}", b.key, why)), detail);
     };
     if (!body) {
       return fail(
-          fmt::format("the response body is not JSON: {}", one_line(redact(reply->body), 120)));
+          fmt::format("the response body is not JSON: {}", one_line(redact(body_text), 120)));
     }
     const Json* at = find_pointer(*body, b.pointer);
     if (at == nullptr) return fail(fmt::format("the response body has nothing at '{}'", b.pointer));
@@ -218,6 +237,10 @@ Outcome HttpApi::run(const ActionSpec& a, Context& ctx) {
   for (auto& [key, value] : bound) ctx.set(key, std::move(value));
   for (const std::string& key : a.unbind) ctx.erase(key);
   return Outcome::ok(std::move(detail));
+}
+
+std::string HttpApi::method_and_path(const HttpRequest& r) const {
+  return redact(fmt::format("{} {}", r.method, r.path));
 }
 
 Check HttpApi::check(const InvariantSpec& inv, const Context& ctx) const {

@@ -18,15 +18,9 @@
 //
 // The program's own flags (add_int_flag) are written into each trace as NAME=VALUE and, unless
 // given on the command line, taken from the trace by replay and shrink, so the model is built as
-// it was; a shrunk trace records the values it was shrunk with. Exit codes:
-//
-//   0   no findings                       kExitOk         (replay: the trace ran clean)
-//   1   findings                          kExitFindings   (replay: it failed; shrink: always)
-//   2   bad usage, options or model,      kExitUsage
-//       or a malformed trace
-//   3   environment failure               kExitEnvironment
-//   70  internal error: a broken          kExitInternal
-//       precondition in prowl (LogicError) or an unexpected exception; a bug to report
+// it was; a shrunk trace records the values it was shrunk with. Exit codes are those of
+// prowl/core/exit_code.hpp (included here for the programs that return them): replay returns
+// kExitOk when the trace ran clean and kExitFindings when it failed; shrink kExitFindings always.
 //
 // Programs whose model depends on flags of their own (the counters example takes --k and --n)
 // use CommandLine directly: add the flags, parse(), build the model, run(). Not thread-safe;
@@ -38,16 +32,11 @@
 #include <string>
 #include <vector>
 
+#include "prowl/core/exit_code.hpp"
 #include "prowl/explore/model.hpp"
 #include "prowl/trace/trace.hpp"
 
 namespace prowl {
-
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFindings = 1;
-inline constexpr int kExitUsage = 2;
-inline constexpr int kExitEnvironment = 3;
-inline constexpr int kExitInternal = 70;  // EX_SOFTWARE of sysexits.h
 
 // What a program built on run_main does.
 enum class MainCommand {

@@ -31,7 +31,8 @@ void install_interrupt_handlers();
 int interrupts();
 // The first one's number, 0 when none arrived.
 int interrupt_signal();
-// 128 + interrupt_signal(): 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
+// signal_exit_code(interrupt_signal()) (prowl/core/exit_code.hpp): 130 for SIGINT, 143 for
+// SIGTERM, 129 for SIGHUP.
 // REQUIRES: interrupts() > 0.
 int interrupt_exit_code();
 // "SIGINT", "SIGTERM", "SIGHUP", "SIGKILL", or "signal" for any other.

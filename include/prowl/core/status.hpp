@@ -44,7 +44,8 @@ class Status {
   explicit operator bool() const { return is_ok(); }
   StatusCode code() const { return rep_ ? rep_->code : StatusCode::kOk; }
   const std::string& message() const;
-  // The process exit code that belongs to this status: 0, 2 or 3.
+  // The process exit code that belongs to this status (prowl/core/exit_code.hpp): kExitOk,
+  // kExitUsage or kExitEnvironment.
   int exit_code() const;
 
  private:

@@ -7,10 +7,11 @@
 //                [--out DIR] [--stats] [--no-fork] [--print-fsm] [--quiet]
 //   PROGRAM replay TRACE [--run-timeout S] [--no-fork]
 //   PROGRAM shrink TRACE [-o OUT] [--run-timeout S] [--max-candidates N] [--no-fork]
-// Exit codes: 0 no failure, 1 failures found (fuzz) or reproduced (replay, shrink), 2 bad usage,
-// a bad configuration or a malformed trace, 3 environment failure (fork, files). Ctrl-C ends
-// `fuzz` with its summary and usual code, `shrink` with the best trace so far (written), and
-// `replay` (or a shrink still replaying the original) with 130; the child is killed either way.
+// Exit codes, those of prowl/core/exit_code.hpp: 0 no failure, 1 failures found (fuzz) or
+// reproduced (replay, shrink), 2 bad usage, a bad configuration or a malformed trace, 3
+// environment failure (fork, files). Ctrl-C ends `fuzz` with its summary and usual code, `shrink`
+// with the best trace so far (written), and `replay` (or a shrink still replaying the original)
+// with 130; the child is killed either way.
 //
 // Programs whose machine depends on options of their own (smt_fuzz --solver z3|cvc5|both) use
 // FuzzCommandLine: add_option(), parse(), build the machine, run(). The options are written in

@@ -145,6 +145,10 @@ class MachineCore {
     std::optional<StateId> next;
     std::optional<StateId> from;  // add_from_to_all
   };
+  // The steps of finalize() that change the machine.
+  void expand_all_rules();
+  void group_transitions_by_state();
+
   std::string name_;
   std::function<std::shared_ptr<void>()> make_;
   std::vector<State> states_;

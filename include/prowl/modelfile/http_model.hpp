@@ -4,7 +4,10 @@
 // systems in file order, then the "http" system that owns the HTTP client.
 //
 //   auto model = prowl::modelfile::load_model_file("shop.yaml");   // nothing starts yet
-//   if (!model) { std::cerr << model.status().message() << '\n'; return 2; }
+//   if (!model) {
+//     std::cerr << model.status().message() << '\n';
+//     return model.status().exit_code();  // kExitUsage or kExitEnvironment
+//   }
 //   return prowl::run_main(**model, argc, argv);
 //
 // An action is enabled when its `when:` conditions hold and every context key its request uses

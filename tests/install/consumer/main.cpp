@@ -16,7 +16,7 @@ int main() {
   }
   prowl::Bfs bfs;
   auto report = prowl::explore(model, bfs);
-  if (!report) return 3;
+  if (!report) return report.status().exit_code();
   std::printf("consumer: %llu states\n", static_cast<unsigned long long>(report->stats.states));
   return report->stats.states == 9 ? 0 : 1;
 }

@@ -32,7 +32,7 @@ TEST(ServiceKilledMidRun, IsExactlyOneServiceCrashedFinding) {
   ASSERT_EQ(restarted.size(), 1u);
   EXPECT_NE(restarted[0], services[0]);
   run->signal(SIGINT);
-  EXPECT_EQ(run->code(30s), 130) << run->err();
+  EXPECT_EQ(run->code(30s), signal_exit_code(SIGINT)) << run->err();
 
   const auto report = read_json(out + "/r.json");
   std::vector<nlohmann::json> crashes;

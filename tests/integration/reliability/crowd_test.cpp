@@ -75,7 +75,7 @@ TEST(SqliteSecondRun, IsRefusedNamingTheFirstAndChangesNothing) {
   const std::string starts2 = s.dir.file("starts2");
   auto run2 = s.start_with({"explore", kSqliteModel, "--report", "json:" + out2 + "/r.json"}, out2,
                            recorded_shop(starts2));
-  EXPECT_EQ(run2->code(30s), 3) << run2->err();
+  EXPECT_EQ(run2->code(30s), kExitEnvironment) << run2->err();
   const std::string message = "sqlite '" + s.db + "' is in use by another prowl run (pid " +
                               std::to_string(run1->pid()) + ", since " + since + ")" +
                               "; wait for it to end, or stop it";
@@ -90,7 +90,7 @@ TEST(SqliteSecondRun, IsRefusedNamingTheFirstAndChangesNothing) {
   EXPECT_EQ(read_file(s.lock_file()), lock);
   EXPECT_EQ(read_file(s.recovery_record()), record);
   run1->signal(SIGINT);
-  EXPECT_EQ(run1->code(30s), 130) << run1->err();
+  EXPECT_EQ(run1->code(30s), signal_exit_code(SIGINT)) << run1->err();
   EXPECT_EQ(read_json(out1 + "/r.json")["termination"], "interrupted");
   EXPECT_EQ(lines_in(s.dir.file("starts1")), 1u) << "run 1 started its service once";
   EXPECT_EQ(sqlite_dump(s.db), before);
@@ -114,7 +114,7 @@ TEST(SqliteRecoverDuringARun, IsRefusedAndLeavesTheRunAndItsRecordAlone) {
   const std::string record = read_file(s.recovery_record());
 
   auto recover = s.start({"recover", kSqliteModel}, s.dir.file("recover"));
-  EXPECT_EQ(recover->code(30s), 3) << recover->err();
+  EXPECT_EQ(recover->code(30s), kExitEnvironment) << recover->err();
   EXPECT_EQ(recover->out(), "");
   const std::string err = recover->err();
   EXPECT_EQ(err.rfind("prowl recover: sqlite '" + s.db + "' is in use by another prowl run (pid " +
@@ -127,7 +127,7 @@ TEST(SqliteRecoverDuringARun, IsRefusedAndLeavesTheRunAndItsRecordAlone) {
 
   EXPECT_FALSE(run1->wait(0ms)) << run1->err();
   run1->signal(SIGINT);
-  EXPECT_EQ(run1->code(30s), 130) << run1->err();
+  EXPECT_EQ(run1->code(30s), signal_exit_code(SIGINT)) << run1->err();
   EXPECT_EQ(sqlite_dump(s.db), before);
   EXPECT_FALSE(fs::exists(s.recovery_record()));
 }
@@ -172,7 +172,7 @@ TEST_F(PostgresSecondRun, IsRefusedNamingTheFirstAndChangesNothing) {
   const std::string starts2 = s.dir.file("starts2");
   auto run2 = s.start_with({"explore", kPostgresModel, "--report", "json:" + out2 + "/r.json"},
                            out2, env_of(starts2));
-  EXPECT_EQ(run2->code(30s), 3) << run2->err();
+  EXPECT_EQ(run2->code(30s), kExitEnvironment) << run2->err();
   const std::string err = run2->err();
   const std::string held = "' is in use by another prowl run (pid " + std::to_string(run1->pid()) +
                            ", since " + holder.substr(holder.find(" since ") + 7) + ")" +
@@ -189,7 +189,7 @@ TEST_F(PostgresSecondRun, IsRefusedNamingTheFirstAndChangesNothing) {
   EXPECT_FALSE(run1->wait(0ms)) << "run 1 ended: " << run1->err();
   EXPECT_EQ(record_run(), record);
   run1->signal(SIGINT);
-  EXPECT_EQ(run1->code(30s), 130) << run1->err();
+  EXPECT_EQ(run1->code(30s), signal_exit_code(SIGINT)) << run1->err();
   EXPECT_EQ(read_json(out1 + "/r.json")["termination"], "interrupted");
   EXPECT_EQ(lines_in(s.dir.file("starts1")), 1u);
   EXPECT_EQ(pg_dump(dsn(), /*data_only=*/true), before);
@@ -253,7 +253,7 @@ TEST(PortSquatter, ThatAnswersTheHealthCheckIsRefusedBeforeTheServiceStarts) {
   const std::string starts = s.dir.file("starts");
   auto run = s.start_with({"explore", model, "--report", "json:" + out + "/r.json"}, out,
                           recorded_shop(starts));
-  EXPECT_EQ(run->code(30s), 3) << run->err();
+  EXPECT_EQ(run->code(30s), kExitEnvironment) << run->err();
   const std::string err = run->err();
   // "... cannot be started: port P is already in use by pid N (its command line, perhaps cut
   // short with "..."); prowl's requests would go to that process: ..."
@@ -284,7 +284,7 @@ TEST(PortSquatter, ThatAnswersTheHealthCheckIsRefusedBeforeTheServiceStarts) {
   EXPECT_EQ(http_status(port, "/health"), 200);
   EXPECT_EQ(sqlite_dump(other), other_before);
   squatter.signal(SIGTERM);
-  EXPECT_EQ(squatter.code(10s), 0) << squatter.err();
+  EXPECT_EQ(squatter.code(10s), kExitOk) << squatter.err();
 }
 
 }  // namespace

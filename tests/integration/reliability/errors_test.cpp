@@ -97,7 +97,7 @@ TEST_P(PasswordRefused, TheRunFailsAndThePasswordIsShownNowhere) {
                            {"SHOP_API", kServices + "/recording_shop.sh"},
                            {"SHOP_API_REAL", kShopApi},
                            {"SHOP_STARTS", s.dir.file("starts")}});
-  EXPECT_EQ(run->code(30s), 3) << run->err();
+  EXPECT_EQ(run->code(30s), kExitEnvironment) << run->err();
 
   // The password did reach the server: what prowl hides, it used.
   const std::string passwords = server.passwords();
@@ -142,7 +142,7 @@ TEST_F(LeakyService, ThatPrintsItsDsnHasThePasswordRedactedInEveryMessageAndRepo
   auto run = s.start_with(
       {"explore", kModels + "/leaky-service.yaml", "--report", "json:" + out + "/r.json"}, out,
       {{"SECRET_DSN", secret_dsn}, {"LEAK_LOG", leak}});
-  EXPECT_EQ(run->code(30s), 3) << run->err();
+  EXPECT_EQ(run->code(30s), kExitEnvironment) << run->err();
   ASSERT_NE(read_file(leak).find(kPassword), std::string::npos)
       << "the service did not get the password: " << read_file(leak);
 
@@ -178,7 +178,7 @@ TEST(WritingSqlInvariant, IsABadModelNamingTheInvariantAndTheDatabaseStaysAsItWa
   const std::string model = kModels + "/shop-writing-invariant.yaml";
   const std::string out = s.dir.file("run");
   auto run = s.start({"explore", model, "--report", "json:" + out + "/r.json"}, out);
-  EXPECT_EQ(run->code(30s), 2) << run->err();
+  EXPECT_EQ(run->code(30s), kExitUsage) << run->err();
   const std::string message =
       model + ":" + position_of(model, "name: stock_is_reset") +
       ": invariant 'stock_is_reset': its SQL fails on database 'db': sqlite '" + s.db +
@@ -202,7 +202,7 @@ TEST_F(WritingSqlInvariantOnPostgres, ThroughADataModifyingWithIsABadModelAndThe
   const std::string model = kModels + "/shop-writing-invariant-postgres.yaml";
   const std::string out = s.dir.file("run");
   auto run = s.start_with({"explore", model, "--report", "json:" + out + "/r.json"}, out, pg);
-  EXPECT_EQ(run->code(30s), 2) << run->err();
+  EXPECT_EQ(run->code(30s), kExitUsage) << run->err();
   const std::string err = run->err();
   const std::string head =
       "prowl explore: " + model + ":" + position_of(model, "name: stock_is_reset") +
@@ -233,7 +233,7 @@ TEST(MissingTable, IsNamedAtItsLineAndColumnWithADidYouMean) {
   const std::string model = kModels + "/shop-missing-table.yaml";
   const std::string out = s.dir.file("run");
   auto run = s.start({"explore", model, "--report", "json:" + out + "/r.json"}, out);
-  EXPECT_EQ(run->code(30s), 2) << run->err();
+  EXPECT_EQ(run->code(30s), kExitUsage) << run->err();
   const std::string message = model + ":" + position_of(model, "order]") +
                               ": system 'db': table 'order' does not exist in sqlite '" + s.db +
                               "'\n  hint: did you mean 'orders'?";
@@ -283,7 +283,7 @@ TEST_P(RunThatFailsAsItBegins, LeavesNoRecordThatWouldUndoTheUsersLaterChanges) 
   sqlite_exec(s.db, "UPDATE products SET name = 'renamed after the run' WHERE id = 1");
   const std::string changed = sqlite_dump(s.db);
   auto recover = s.start({"recover", kModels + "/shop-long.yaml"}, s.dir.file("recover"));
-  EXPECT_EQ(recover->code(30s), 0) << recover->err();
+  EXPECT_EQ(recover->code(30s), kExitOk) << recover->err();
   EXPECT_EQ(recover->out(),
             "nothing to recover: no run of " + kModels + "/shop-long.yaml left anything behind\n");
   EXPECT_EQ(sqlite_dump(s.db), changed) << "the user's change was undone";
@@ -291,11 +291,11 @@ TEST_P(RunThatFailsAsItBegins, LeavesNoRecordThatWouldUndoTheUsersLaterChanges) 
 }
 
 INSTANTIATE_TEST_SUITE_P(Failures, RunThatFailsAsItBegins,
-                         ::testing::Values(FailedStart{"shop-writing-invariant.yaml", 2},
-                                           FailedStart{"shop-unreachable.yaml", 3}),
+                         ::testing::Values(FailedStart{"shop-writing-invariant.yaml", kExitUsage},
+                                           FailedStart{"shop-unreachable.yaml", kExitEnvironment}),
                          [](const auto& info) {
-                           return std::string(info.param.code == 2 ? "WritingInvariant"
-                                                                   : "UnreachableBaseUrl");
+                           return std::string(info.param.code == kExitUsage ? "WritingInvariant"
+                                                                            : "UnreachableBaseUrl");
                          });
 
 TEST(ServiceThatExitsAtOnce, FailsTheRunWithExit3AndStillWritesItsReports) {
@@ -305,7 +305,7 @@ TEST(ServiceThatExitsAtOnce, FailsTheRunWithExit3AndStillWritesItsReports) {
   ProcessRun run(
       {kProwl, "explore", kModels + "/service-exits.yaml", "--report", "json:" + out + "/r.json"},
       out, dir.path(), {{"TMPDIR", dir.path()}});
-  EXPECT_EQ(run.code(30s), 3) << run.err();
+  EXPECT_EQ(run.code(30s), kExitEnvironment) << run.err();
   const std::string error =
       "service 'service' (`sh -c echo boom >&2; exit 4`) exited during startup with exit code "
       "4\nstderr:\nboom\nstdout:\n(nothing)";

@@ -21,7 +21,7 @@ TEST(HostileService, ItsIdReachesItAsOnePathSegmentAndItsTextIsShownEscaped) {
   ProcessRun run({kProwl, "explore", kModels + "/hostile.yaml", "--trace-dir", dir.file("traces"),
                   "--report", "json:" + dir.file("r.json")},
                  dir.path(), dir.path(), {{"HOSTILE_LOG", log}});
-  EXPECT_EQ(run.code(60s), 1) << run.err();
+  EXPECT_EQ(run.code(60s), kExitFindings) << run.err();
 
   // The id "../admin?role=root#x" was bound and put in the path of touch.
   const std::string requests = read_file(log);
@@ -57,7 +57,7 @@ TEST(HostileModelFile, AnAliasBombIsRefusedAtOnce) {
   const std::string bomb = std::string(PROWL_SOURCE_DIR) + "/tests/cli/models/alias_bomb.yaml";
   const auto start = std::chrono::steady_clock::now();
   ProcessRun run({kProwl, "explore", bomb}, dir.path(), dir.path());
-  EXPECT_EQ(run.code(10s), 2);
+  EXPECT_EQ(run.code(10s), kExitUsage);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
   EXPECT_NE(run.err().find("alias_bomb.yaml:"), std::string::npos) << run.err();
   EXPECT_NE(run.err().find("aliases expand the document to more than 100000 nodes"),

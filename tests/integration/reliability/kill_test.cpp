@@ -98,7 +98,7 @@ TEST(SqliteKilledRun, IsPutBackByProwlRecoverWhichSaysWhichRunItUndid) {
   EXPECT_NE(sqlite_dump(s.db), before);
 
   auto recover = s.start({"recover", kSqliteModel}, s.dir.file("recover"));
-  EXPECT_EQ(recover->code(30s), 0) << recover->err();
+  EXPECT_EQ(recover->code(30s), kExitOk) << recover->err();
   const std::string out = recover->out();
   ASSERT_TRUE(ends_with(out, "\n")) << out;
   EXPECT_TRUE(is_recovered_line(out.substr(0, out.size() - 1), s.db, killed)) << out;
@@ -119,7 +119,7 @@ TEST(SqliteKilledRun, IsPutBackByTheNextRunWhoseReportSaysSo) {
   auto again = s.start({"explore", kSqliteModel, "--max-depth", "1", "--seed", "1", "--report",
                         "json:" + next + "/r.json"},
                        next);
-  EXPECT_EQ(again->code(30s), 0) << again->err();
+  EXPECT_EQ(again->code(30s), kExitOk) << again->err();
   const auto report = read_json(next + "/r.json");
   EXPECT_EQ(report["termination"], "exhausted");
   int recovered = 0;
@@ -147,7 +147,7 @@ TEST(SqliteKilledRun, WithTwoWorkersLeavesCopiesThatTheNextRunRemoves) {
   auto again = s.start({"explore", kSqliteModel, "--workers", "2", "--max-depth", "1", "--seed",
                         "1", "--report", "json:" + next + "/r.json"},
                        next);
-  EXPECT_EQ(again->code(30s), 0) << again->err();
+  EXPECT_EQ(again->code(30s), kExitOk) << again->err();
   const auto report = read_json(next + "/r.json");
   int recovered = 0;
   for (const auto& w : report["warnings"]) {
@@ -170,7 +170,7 @@ TEST(SqliteKilledRun, WithTwoWorkersIsCleanedUpByProwlRecover) {
   ASSERT_EQ(left.size(), 1u);
 
   auto recover = s.start({"recover", kSqliteModel}, s.dir.file("recover"));
-  EXPECT_EQ(recover->code(30s), 0) << recover->err();
+  EXPECT_EQ(recover->code(30s), kExitOk) << recover->err();
   // One line for the database, then one for the copy.
   const std::string out = recover->out();
   const std::size_t first = out.find('\n');
@@ -191,7 +191,7 @@ TEST(ProwlRecover, WithNothingToDoSaysSoAndTouchesNothing) {
                               {{"SHOP_API", kServices + "/recording_shop.sh"},
                                {"SHOP_API_REAL", kShopApi},
                                {"SHOP_STARTS", starts}});
-  EXPECT_EQ(recover->code(30s), 0) << recover->err();
+  EXPECT_EQ(recover->code(30s), kExitOk) << recover->err();
   EXPECT_EQ(recover->out(),
             "nothing to recover: no run of " + kSqliteModel + " left anything behind\n");
   EXPECT_EQ(recover->err(), "");
@@ -217,7 +217,10 @@ TEST(SqliteThirdSignal, EndsProwlAtOnceAndProwlRecoverBringsTheDataBack) {
   const int code = run->code(10s);
   EXPECT_LT(std::chrono::steady_clock::now() - sent, 2s);
   // 128 + whichever of the three arrived first.
-  EXPECT_TRUE(code == 129 || code == 130 || code == 143) << code << "\n" << run->err();
+  EXPECT_TRUE(code == signal_exit_code(SIGHUP) || code == signal_exit_code(SIGINT) ||
+              code == signal_exit_code(SIGTERM))
+      << code << "\n"
+      << run->err();
   EXPECT_NE(run->err().find("prowl: third signal: stopping now without restoring; the next run "
                             "recovers the databases\n"),
             std::string::npos)
@@ -228,7 +231,7 @@ TEST(SqliteThirdSignal, EndsProwlAtOnceAndProwlRecoverBringsTheDataBack) {
   EXPECT_TRUE(wait_for([&] { return s.services().empty(); }, 5s));
 
   auto recover = s.start({"recover", kSqliteModel}, s.dir.file("recover"));
-  EXPECT_EQ(recover->code(30s), 0) << recover->err();
+  EXPECT_EQ(recover->code(30s), kExitOk) << recover->err();
   const std::string said = recover->out();
   ASSERT_TRUE(ends_with(said, "\n")) << said;
   EXPECT_TRUE(is_recovered_line(said.substr(0, said.size() - 1), s.db, forced)) << said;
@@ -324,7 +327,7 @@ bool is_recovered_postgres_line(const std::string& line, const std::string& dbna
 TEST_F(PostgresKilledRun, IsPutBackByProwlRecover) {
   const pid_t killed = kill_mid_run();
   auto recover = s_.start_with({"recover", kPostgresModel}, s_.dir.file("recover"), pg_env_);
-  EXPECT_EQ(recover->code(30s), 0) << recover->err();
+  EXPECT_EQ(recover->code(30s), kExitOk) << recover->err();
   const std::string out = recover->out();
   ASSERT_TRUE(ends_with(out, "\n")) << out;
   EXPECT_TRUE(is_recovered_postgres_line(out.substr(0, out.size() - 1), db_->name(), killed))
@@ -333,7 +336,7 @@ TEST_F(PostgresKilledRun, IsPutBackByProwlRecover) {
   expect_recovered();
 
   auto again = s_.start_with({"recover", kPostgresModel}, s_.dir.file("again"), pg_env_);
-  EXPECT_EQ(again->code(30s), 0) << again->err();
+  EXPECT_EQ(again->code(30s), kExitOk) << again->err();
   EXPECT_EQ(again->out(),
             "nothing to recover: no run of " + kPostgresModel + " left anything behind\n");
 }
@@ -344,7 +347,7 @@ TEST_F(PostgresKilledRun, IsPutBackByTheNextRunWhoseReportSaysSo) {
   auto again = s_.start_with({"explore", kPostgresModel, "--max-depth", "1", "--seed", "1",
                               "--report", "json:" + next + "/r.json"},
                              next, pg_env_);
-  EXPECT_EQ(again->code(30s), 0) << again->err();
+  EXPECT_EQ(again->code(30s), kExitOk) << again->err();
   const auto report = read_json(next + "/r.json");
   int recovered = 0;
   for (const auto& w : report["warnings"]) {
@@ -370,7 +373,10 @@ TEST_F(PostgresKilledRun, AThirdSignalEndsItAtOnceAndTheNextRunBringsTheDataBack
   run->signal(SIGINT);
   const int code = run->code(10s);
   EXPECT_LT(std::chrono::steady_clock::now() - sent, 2s);
-  EXPECT_TRUE(code == 129 || code == 130 || code == 143) << code << "\n" << run->err();
+  EXPECT_TRUE(code == signal_exit_code(SIGHUP) || code == signal_exit_code(SIGINT) ||
+              code == signal_exit_code(SIGTERM))
+      << code << "\n"
+      << run->err();
   EXPECT_FALSE(fs::exists(out + "/r.json"));
   EXPECT_TRUE(has_record());
   EXPECT_TRUE(wait_for([&] { return services().empty(); }, 5s));
@@ -380,7 +386,7 @@ TEST_F(PostgresKilledRun, AThirdSignalEndsItAtOnceAndTheNextRunBringsTheDataBack
   auto again = s_.start_with({"explore", kPostgresModel, "--max-depth", "1", "--seed", "1",
                               "--report", "json:" + next + "/r.json"},
                              next, pg_env_);
-  EXPECT_EQ(again->code(30s), 0) << again->err();
+  EXPECT_EQ(again->code(30s), kExitOk) << again->err();
   const auto report = read_json(next + "/r.json");
   int recovered = 0;
   for (const auto& w : report["warnings"]) {

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "prowl/core/exit_code.hpp"
 #include "support/prowl_process.hpp"
 
 namespace prowl::testing {
@@ -114,8 +115,8 @@ struct ShopScratch {
     const std::string out = dir.file("create-db");
     auto run = start_with({"explore", model, "--max-depth", "1", "--quiet"}, out, more);
     const int code = run->code();
-    PROWL_CHECK(code == 0, "creating the shop's database failed (exit " + std::to_string(code) +
-                               "): " + run->err());
+    PROWL_CHECK(code == kExitOk, "creating the shop's database failed (exit " +
+                                     std::to_string(code) + "): " + run->err());
   }
   // The files prowl keeps beside the SQLite file: its lock and its recovery record.
   std::string lock_file() const {

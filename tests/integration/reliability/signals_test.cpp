@@ -32,13 +32,13 @@ std::size_t files_in(const std::string& dir) {
 // Creates the shop's database file as its service does on first start (a one-level run).
 void create_shop_db(const ShopScratch& s) {
   auto init = s.start({"explore", kSqliteModel, "--max-depth", "1", "--quiet"}, s.dir.file("i"));
-  ASSERT_EQ(init->code(), 0) << init->err();
+  ASSERT_EQ(init->code(), kExitOk) << init->err();
 }
 
 // What every interrupted run must leave: its exit code, an interrupted report whose findings were
 // confirmed, one trace per finding, and no service or worker copy behind it.
 void expect_a_clean_stop(ProcessRun& run, const ShopScratch& s, int sig, const std::string& dir) {
-  EXPECT_EQ(run.code(20s), 128 + sig) << run.err();
+  EXPECT_EQ(run.code(20s), signal_exit_code(sig)) << run.err();
   EXPECT_NE(run.err().find(std::string("stopped by ") + (sig == SIGINT    ? "SIGINT"
                                                          : sig == SIGTERM ? "SIGTERM"
                                                                           : "SIGHUP")),
@@ -81,7 +81,7 @@ TEST_P(SqliteSignal, StopsTheRunWhichReportsAndLeavesTheDatabaseAsItFoundIt) {
   auto full = s.start({"explore", kSqliteModel, "--seed", "7", "--quiet", "--max-depth",
                        std::to_string(depth), "--report", "json:" + ref + "/r.json"},
                       ref);
-  ASSERT_EQ(full->code(120s), 1) << full->err();
+  ASSERT_EQ(full->code(120s), kExitFindings) << full->err();
   const auto reference = read_json(ref + "/r.json");
   EXPECT_EQ(reference["termination"], "exhausted");
   for (const FindingKey& key : finding_keys(report)) {
@@ -129,7 +129,8 @@ TEST(SqliteSignal, ASecondOneSkipsConfirmationButStillRestoresAndReports) {
   run->signal(SIGINT);
   run->signal(SIGTERM);
   const int code = run->code(20s);
-  EXPECT_TRUE(code == 130 || code == 143) << code << "\n" << run->err();
+  EXPECT_TRUE(code == signal_exit_code(SIGINT) || code == signal_exit_code(SIGTERM)) << code << "\n"
+                                                                                     << run->err();
   const auto report = read_json(out + "/r.json");
   EXPECT_EQ(report["termination"], "interrupted");
   ASSERT_FALSE(report["findings"].empty());
@@ -164,7 +165,7 @@ TEST(SqliteSignal, WhileTheServiceStartsIsAnInterruptedRun) {
   std::this_thread::sleep_for(100ms);
   ASSERT_FALSE(run->wait(0ms)) << run->err();
   run->signal(SIGINT);
-  EXPECT_EQ(run->code(10s), 130) << run->err();
+  EXPECT_EQ(run->code(10s), signal_exit_code(SIGINT)) << run->err();
   EXPECT_NE(run->err().find("stopped by SIGINT"), std::string::npos) << run->err();
   const auto report = read_json(out + "/r.json");
   EXPECT_EQ(report["termination"], "interrupted");
@@ -196,7 +197,7 @@ TEST_F(PostgresSignal, StopsTheRunAndLeavesTheTablesAsItFoundThem) {
     auto init = std::make_unique<ProcessRun>(
         std::vector<std::string>{kProwl, "explore", kPostgresModel, "--max-depth", "1", "--quiet"},
         s.dir.path(), s.dir.path(), env);
-    ASSERT_EQ(init->code(), 0) << init->err();
+    ASSERT_EQ(init->code(), kExitOk) << init->err();
   }
   const std::string before = pg_dump(dsn(), /*data_only=*/true);
   const std::string out = s.dir.file("run");
@@ -207,7 +208,7 @@ TEST_F(PostgresSignal, StopsTheRunAndLeavesTheTablesAsItFoundThem) {
   wait_until_serving(run, dsn(), 1000ms);  // restores are slower on PostgreSQL
   ASSERT_FALSE(run.wait(0ms)) << run.err();
   run.signal(SIGINT);
-  EXPECT_EQ(run.code(30s), 130) << run.err();
+  EXPECT_EQ(run.code(30s), signal_exit_code(SIGINT)) << run.err();
   const auto report = read_json(out + "/r.json");
   EXPECT_EQ(report["termination"], "interrupted");
   EXPECT_EQ(files_in(out + "/traces"), report["findings"].size());

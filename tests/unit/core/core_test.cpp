@@ -1,9 +1,12 @@
+#include <signal.h>
+
 #include <set>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "prowl/core/context.hpp"
+#include "prowl/core/exit_code.hpp"
 #include "prowl/core/fingerprint.hpp"
 #include "prowl/core/huge_array.hpp"
 #include "prowl/core/rng.hpp"
@@ -176,10 +179,23 @@ TEST(Context, KeepsEntriesSortedByKey) {
   EXPECT_EQ(to_string(c.entries()[2].second), "1.5");
 }
 
+// Scripts and CI jobs test these numbers, and the --help texts print them: they never change.
+TEST(ExitCode, KeepsTheDocumentedNumbers) {
+  EXPECT_EQ(kExitOk, 0);
+  EXPECT_EQ(kExitFindings, 1);
+  EXPECT_EQ(kExitUsage, 2);
+  EXPECT_EQ(kExitEnvironment, 3);
+  EXPECT_EQ(kExitInternal, 70);
+  EXPECT_EQ(signal_exit_code(SIGINT), 130);
+  EXPECT_EQ(signal_exit_code(SIGTERM), 143);
+  EXPECT_EQ(signal_exit_code(SIGHUP), 129);
+}
+
 TEST(Status, MapsCodesToExitCodes) {
-  EXPECT_EQ(Status::ok().exit_code(), 0);
-  EXPECT_EQ(Status::invalid("x").exit_code(), 2);
-  EXPECT_EQ(Status::environment("x").exit_code(), 3);
+  EXPECT_EQ(Status::ok().exit_code(), kExitOk);
+  EXPECT_EQ(Status::invalid("x").exit_code(), kExitUsage);
+  EXPECT_EQ(Status::environment("x").exit_code(), kExitEnvironment);
+  EXPECT_EQ(Status::internal("x").exit_code(), kExitEnvironment);
   Result<int> r = Status::invalid("bad");
   EXPECT_FALSE(r.is_ok());
   EXPECT_EQ(r.status().message(), "bad");

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "prowl/core/exit_code.hpp"
+
 namespace prowl {
 namespace {
 
@@ -23,7 +25,7 @@ TEST_F(Interrupts, CountsSignalsAndRemembersTheFirst) {
   request_interrupt(SIGINT);
   EXPECT_EQ(interrupts(), 2);
   EXPECT_EQ(interrupt_signal(), SIGTERM);
-  EXPECT_EQ(interrupt_exit_code(), 143);
+  EXPECT_EQ(interrupt_exit_code(), signal_exit_code(SIGTERM));
   clear_interrupts();
   EXPECT_EQ(interrupts(), 0);
 }
@@ -67,7 +69,7 @@ TEST_F(Interrupts, TheThirdSignalKillsRegisteredGroupsAndExits) {
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status)) << status;
-  EXPECT_EQ(WEXITSTATUS(status), 129);
+  EXPECT_EQ(WEXITSTATUS(status), signal_exit_code(SIGHUP));
   ASSERT_EQ(::waitpid(service, &status, 0), service);
   ASSERT_TRUE(WIFSIGNALED(status));
   EXPECT_EQ(WTERMSIG(status), SIGKILL);

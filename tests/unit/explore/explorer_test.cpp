@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "counters/counters.hpp"
+#include "prowl/core/exit_code.hpp"
 #include "prowl/explore/explorer.hpp"
 #include "prowl/explore/replay.hpp"
 #include "prowl/strategy/bfs.hpp"
@@ -373,7 +374,7 @@ TEST(Explorer, RefusesAnInvalidModelOrOptionsBeforeRunning) {
   Bfs bfs;
   auto r = explore(m, bfs);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.status().exit_code(), 2);
+  EXPECT_EQ(r.status().exit_code(), kExitUsage);
 
   auto good = examples::make_counters_model(1, 2);
   Options opts;
@@ -501,7 +502,7 @@ TEST(Explorer, ReturnsTheWorldToItsInitialStateWhenTheRunFails) {
   auto r = explore(m, bfs);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.status().message(), "db down");
-  EXPECT_EQ(r.status().exit_code(), 3);
+  EXPECT_EQ(r.status().exit_code(), kExitEnvironment);
   EXPECT_EQ(ends, 1);
 }
 

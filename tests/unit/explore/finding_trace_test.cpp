@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "prowl/core/exit_code.hpp"
 #include "prowl/explore/explorer.hpp"
 #include "prowl/explore/replay.hpp"
 #include "prowl/strategy/bfs.hpp"
@@ -157,7 +158,7 @@ std::string rejection(std::string_view text) {
   if (!parsed) return "parse: " + parsed.status().message();
   auto steps = trace_to_steps(*parsed, model, "t.trace");
   if (!steps) {
-    EXPECT_EQ(steps.status().exit_code(), 2);
+    EXPECT_EQ(steps.status().exit_code(), kExitUsage);
     return steps.status().message();
   }
   return "";

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "prowl/core/exit_code.hpp"
 #include "prowl/fsm/fuzz_main.hpp"
 #include "prowl/fsm/fuzzer.hpp"
 #include "prowl/fsm/machine.hpp"
@@ -219,7 +220,7 @@ TEST(FuzzMain, Ctrl_C_DuringAReplayKillsTheChildAndExits130) {
   testing::internal::CaptureStdout();
   const int code = fuzz_main(m, 3, argv);
   const std::string out = testing::internal::GetCapturedStdout();
-  EXPECT_EQ(code, 130);
+  EXPECT_EQ(code, signal_exit_code(SIGINT));
   EXPECT_NE(out.find("interrupted\n"), std::string::npos) << out;
   EXPECT_TRUE(no_children_left());
   fs::remove(trace);

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "process_test_helpers.hpp"
+#include "prowl/core/exit_code.hpp"
 #include "prowl/core/interrupt.hpp"
 #include "prowl/explore/explorer.hpp"
 #include "prowl/explore/model.hpp"
@@ -322,7 +323,7 @@ TEST(ProcessSystem, AThirdInterruptKillsRunningServices) {
   ::close(fds[0]);
   int status = 0;
   ASSERT_EQ(::waitpid(runner, &status, 0), runner);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << status;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == signal_exit_code(SIGINT)) << status;
   ASSERT_GT(service, 0);
   pid_t reaped = 0;
   for (auto deadline = std::chrono::steady_clock::now() + 5s;
