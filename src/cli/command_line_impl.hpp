@@ -68,6 +68,7 @@ struct CommandLine::Impl {
   std::uint32_t max_depth = 0;
   std::uint32_t workers = 1;
   double time_limit = 0;
+  double progress_every = 10;  // seconds between progress lines without a terminal
   double coverage_target = 0;
   bool stop_on_first = false;
   bool shrink = false;

@@ -93,6 +93,11 @@ void CommandLine::Impl::build_app() {
       ->transform(decimal_integer(false));
   app->add_option("--time-limit", time_limit, "stop after SECONDS (default 0: no limit)")
       ->type_name("SECONDS");
+  app->add_option("--progress-every", progress_every,
+                  "when standard error is not a terminal (a CI log), write a progress line there "
+                  "every SECONDS (default 10)")
+      ->type_name("SECONDS")
+      ->check(CLI::PositiveNumber);
   app->add_option("--workers", workers,
                   "explore with N workers at once, each with its own copy of the services and "
                   "database files (live targets on SQLite; default 1)")

@@ -214,7 +214,7 @@ int CommandLine::Impl::explore_model(const Model& model) {
   std::ostream& console = report_to_stdout ? std::cerr : std::cout;
 
   ProgressLine progress(std::cerr);
-  ProgressLog progress_log(std::cerr);
+  ProgressLog progress_log(std::cerr, progress_every);
   // Ctrl-C, SIGTERM and SIGHUP (handled since parse()) stop the run at the next step; it still
   // restores the systems and reports (prowl/core/interrupt.hpp).
   Explorer explorer(model, **made, explore_options(progress, progress_log));
@@ -300,6 +300,7 @@ Options CommandLine::Impl::explore_options(ProgressLine& progress,
     options.on_progress = [&progress](const Progress& p) { progress.update(p); };
   } else if (!quiet) {
     options.on_progress = [&progress_log](const Progress& p) { progress_log.update(p); };
+    options.progress_interval = std::min(options.progress_interval, progress_every);
   }
   return options;
 }

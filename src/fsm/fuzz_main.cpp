@@ -12,12 +12,12 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "fsm/run_codec.hpp"
 #include "prowl/core/exit_code.hpp"
 #include "prowl/fsm/fuzzer.hpp"
 #include "prowl/fsm/isolate.hpp"
 #include "prowl/fsm/runner.hpp"
 #include "prowl/trace/shrink.hpp"
+#include "run_codec.hpp"
 
 namespace prowl::fsm {
 namespace {

@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "fsm/run_codec.hpp"
 #include "prowl/fsm/isolate.hpp"
+#include "run_codec.hpp"
 
 namespace prowl::fsm {
 namespace fs = std::filesystem;

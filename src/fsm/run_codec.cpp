@@ -1,4 +1,4 @@
-#include "fsm/run_codec.hpp"
+#include "run_codec.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <regex>
 #include <set>
 #include <string>
 #include <thread>
@@ -57,6 +58,22 @@ inline void wait_until_serving(ProcessRun& run, const std::string& needle,
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   std::this_thread::sleep_for(more);
+}
+
+// Waits until the run, started with --progress-every, has written a progress line with at least
+// `states` states and `findings` findings (at most 60 s, or until it ends). False if it did not.
+inline bool wait_until_explored(ProcessRun& run, long states, long findings = 0) {
+  const std::regex line(R"(progress: (\d+) states?, \d+ transitions?, (\d+) findings?)");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline && !run.wait(std::chrono::milliseconds(0))) {
+    const std::string err = run.err();
+    for (auto it = std::sregex_iterator(err.begin(), err.end(), line); it != std::sregex_iterator();
+         ++it) {
+      if (std::stol((*it)[1]) >= states && std::stol((*it)[2]) >= findings) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
 }
 
 // A shop service's world for one test: a scratch directory holding the SQLite file, the reports,

@@ -66,10 +66,10 @@ TEST_P(SqliteSignal, StopsTheRunWhichReportsAndLeavesTheDatabaseAsItFoundIt) {
   const std::string before = sqlite_dump(s.db);
   const std::string out = s.dir.file("run");
   auto run = s.start({"explore", kSqliteModel, "--seed", "7", "--report", "json:" + out + "/r.json",
-                      "--trace-dir", out + "/traces"},
+                      "--trace-dir", out + "/traces", "--progress-every", "0.05"},
                      out);
-  s.wait_until_exploring(*run, 500ms);  // well into the run: it has no end of its own
-  ASSERT_FALSE(run->wait(0ms)) << run->err();
+  // Well into the run, which has no end of its own.
+  ASSERT_TRUE(wait_until_explored(*run, 101, 1)) << run->err();
   run->signal(sig);
   expect_a_clean_stop(*run, s, sig, out);
   EXPECT_EQ(sqlite_dump(s.db), before);
@@ -105,11 +105,11 @@ TEST(SqliteSignalWithWorkers, RemovesEveryCopy) {
   create_shop_db(s);
   const std::string before = sqlite_dump(s.db);
   const std::string out = s.dir.file("run");
-  auto run = s.start({"explore", kSqliteModel, "--workers", "2", "--report",
-                      "json:" + out + "/r.json", "--trace-dir", out + "/traces"},
-                     out);
-  s.wait_until_exploring(*run, 600ms);
-  ASSERT_FALSE(run->wait(0ms)) << run->err();
+  auto run =
+      s.start({"explore", kSqliteModel, "--workers", "2", "--report", "json:" + out + "/r.json",
+               "--trace-dir", out + "/traces", "--progress-every", "0.05"},
+              out);
+  ASSERT_TRUE(wait_until_explored(*run, 101, 1)) << run->err();
   run->signal(SIGTERM);
   expect_a_clean_stop(*run, s, SIGTERM, out);
   EXPECT_EQ(sqlite_dump(s.db), before);
@@ -121,9 +121,10 @@ TEST(SqliteSignal, ASecondOneSkipsConfirmationButStillRestoresAndReports) {
   create_shop_db(s);
   const std::string before = sqlite_dump(s.db);
   const std::string out = s.dir.file("run");
-  auto run = s.start({"explore", kSqliteModel, "--report", "json:" + out + "/r.json"}, out);
-  s.wait_until_exploring(*run, 300ms);
-  ASSERT_FALSE(run->wait(0ms)) << run->err();
+  auto run = s.start(
+      {"explore", kSqliteModel, "--report", "json:" + out + "/r.json", "--progress-every", "0.05"},
+      out);
+  ASSERT_TRUE(wait_until_explored(*run, 1, 1)) << run->err();
   // Two of the same signal sent at once may arrive as one (standard signals do not queue), and
   // two different ones in either order: the exit code is that of the first to arrive.
   run->signal(SIGINT);

@@ -1,6 +1,6 @@
 // Several workers (Options::workers) on fake live targets: copies of a world whose systems are
 // portable but not cheap, as a service on a SQLite file is. The real service is covered in
-// tests/unit/modelfile/explore_test.cpp.
+// tests/integration/modelfile/explore_test.cpp.
 #include <algorithm>
 #include <chrono>
 #include <functional>

@@ -1,4 +1,5 @@
-// Explores a two-counter model through the installed library; exit 0 when BFS finds 9 states.
+// Explores a two-counter model through the installed explorer alone; exit 0 when BFS finds 9
+// states.
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -8,7 +9,7 @@
 #include "prowl/strategy/bfs.hpp"
 
 int main() {
-  prowl::ObjectModel<std::array<std::uint8_t, 2>> model("consumer", {});
+  prowl::ObjectModel<std::array<std::uint8_t, 2>> model("explore_only", {});
   for (int i = 0; i < 2; ++i) {
     model.action("inc_" + std::to_string(i))
         .when([i](const std::array<std::uint8_t, 2>& c) { return c[i] < 2; })
@@ -17,6 +18,6 @@ int main() {
   prowl::Bfs bfs;
   auto report = prowl::explore(model, bfs);
   if (!report) return report.status().exit_code();
-  std::printf("consumer: %llu states\n", static_cast<unsigned long long>(report->stats.states));
+  std::printf("explore_only: %llu states\n", static_cast<unsigned long long>(report->stats.states));
   return report->stats.states == 9 ? 0 : 1;
 }

@@ -16,8 +16,8 @@
 
 #include "prowl/systems/db_guard.hpp"
 #include "prowl/systems/postgres.hpp"
-#include "sqlite_helpers.hpp"
 #include "support/pg_test_env.hpp"
+#include "unit/systems/sqlite_helpers.hpp"
 
 namespace prowl {
 

@@ -1,5 +1,5 @@
 # A counter over HTTP whose value lives in a SQLite file the service creates at startup, for the
-# model file tests (tests/unit/modelfile/process_test.cpp, tests/cli: prowl explore).
+# model file tests (tests/integration/modelfile/process_test.cpp, tests/cli: prowl explore).
 #   python3 counter.py PORT DB
 # GET /health, GET /value -> {"value": v}; POST /inc (409 at 3); POST /dec (409 at 0 or less).
 # Planted bug: dec from 2 sets the counter to -1.

@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "integration/modelfile/shop_server.hpp"
 #include "prowl/explore/explorer.hpp"
 #include "prowl/modelfile/http_model.hpp"
 #include "prowl/modelfile/loader.hpp"
 #include "prowl/report/console.hpp"
 #include "prowl/report/json.hpp"
 #include "prowl/strategy/factory.hpp"
-#include "unit/modelfile/shop_server.hpp"
 
 namespace prowl::modelfile {
 namespace {
