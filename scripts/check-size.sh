@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 file_limit="${1:-600}"
 function_limit="${2:-80}"
-if ! ctags --version 2>/dev/null | grep -q "Universal Ctags"; then
+ctags="$(command -v ctags-universal || command -v ctags || true)"
+if [[ -z "$ctags" ]] || ! "$ctags" --version 2>/dev/null | grep -q "Universal Ctags"; then
   echo "check-size: needs Universal Ctags (the Debian package universal-ctags)" >&2
   exit 3
 fi
@@ -32,7 +33,7 @@ while IFS=$'\t' read -r name file rest; do
     echo "$file:$line: ${scope:+$scope::}$name is $length lines (limit $function_limit)"
     over=$((over + 1))
   fi
-done < <(ctags --fields=+ne --c++-kinds=f --kinds-c++=f -o - $(printf '%s\n' "${files[@]}" | grep '^src/') 2>/dev/null | grep -v '^!_TAG')
+done < <("$ctags" --fields=+ne --c++-kinds=f --kinds-c++=f -o - $(printf '%s\n' "${files[@]}" | grep '^src/') 2>/dev/null | grep -v '^!_TAG')
 if ((over > 0)); then
   echo "check-size: $over over the limits" >&2
   exit 1

@@ -137,7 +137,7 @@ struct Explorer::Impl::Workers {
   };
   Limit limit(Clock::time_point start);
   // Takes the next pair for w: from the state it holds (w.queue), else from the strategy, a
-  // whole state (whole_states()) or one pair. Counts what it takes as under way. False: nothing
+  // whole state (traits().whole_states) or one pair. Counts what it takes as under way. False: nothing
   // to take now. Under the lock.
   bool take(Worker& w, bool whole, Pair& pick);
   // Makes s w's source state. Under the lock.

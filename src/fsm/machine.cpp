@@ -152,6 +152,7 @@ class MachineChecks {
   // a final state can be reached, over transitions that can be taken (positive weight).
   // REQUIRES: the transitions are grouped by state (out_of works).
   void every_state_is_reached_and_can_finish() {
+    if (!valid_state(m_.initial())) return;  // reported; nothing is reached from it
     const std::vector<char> reached = reached_from_initial();
     bool any_final = false;
     const std::vector<char> finishes = reaching_a_final_state(any_final);

@@ -148,6 +148,17 @@ TEST(MachineCheck, ReportsTransitionsToMissingStates) {
   EXPECT_EQ(errors_of(m), "machine 'm': transition 'a' -> #7: no such state");
 }
 
+// Nothing is reached from an initial state that does not exist: that one error, and no look
+// into the states from it (which read past the end of the machine's states).
+TEST(MachineCheck, ReportsAMissingInitialStateAlone) {
+  M m("m");
+  auto a = m.state("a");
+  auto b = m.final_state("b");
+  m.transition(a, b, weight(1));
+  m.initial(9);
+  EXPECT_EQ(errors_of(m), "machine 'm' is misconfigured:\n  - initial state #9 does not exist");
+}
+
 TEST(MachineCheck, ReportsAnEmptyMachine) {
   M m("m");
   EXPECT_EQ(errors_of(m), "machine 'm': no states");
