@@ -137,8 +137,8 @@ struct Explorer::Impl::Workers {
   };
   Limit limit(Clock::time_point start);
   // Takes the next pair for w: from the state it holds (w.queue), else from the strategy, a
-  // whole state (traits().whole_states) or one pair. Counts what it takes as under way. False: nothing
-  // to take now. Under the lock.
+  // whole state (traits().whole_states) or one pair. Counts what it takes as under way. False:
+  // nothing to take now. Under the lock.
   bool take(Worker& w, bool whole, Pair& pick);
   // Makes s w's source state. Under the lock.
   void hold_source(Worker& w, StateId s);
