@@ -169,15 +169,23 @@ void write_intro(std::ostream& out, const TraceCommand& c, const Prepared& p) {
   out << fmt::format("steps     {}\n\n", p.steps.size());
 }
 
+// What replay and shrink begin with: the world, the intro, and one replay of the trace's steps
+// going on past failures. Returns the exit code when the command must stop.
+std::optional<int> prepare_and_replay(const Model& model, const TraceCommand& c, std::ostream& out,
+                                      std::ostream& err, Prepared& p, ReplayResult& r) {
+  if (auto code = prepare(model, c, err, p)) return *code;
+  write_intro(out, c, p);
+  if (auto code = replay(model, c, p, p.steps, true, out, err, r)) return finish(c, p, err, *code);
+  return std::nullopt;
+}
+
 }  // namespace
 
 int replay_trace_command(const Model& model, const TraceCommand& c, std::ostream& out,
                          std::ostream& err) {
   Prepared p;
-  if (auto code = prepare(model, c, err, p)) return *code;
-  write_intro(out, c, p);
   ReplayResult r;
-  if (auto code = replay(model, c, p, p.steps, true, out, err, r)) return finish(c, p, err, *code);
+  if (auto code = prepare_and_replay(model, c, out, err, p, r)) return *code;
   write_steps(out, r);
   write_failures(out, r);
   if (r.interrupted) {
@@ -212,10 +220,8 @@ int replay_trace_command(const Model& model, const TraceCommand& c, std::ostream
 int shrink_trace_command(const Model& model, const TraceCommand& c, std::ostream& out,
                          std::ostream& err) {
   Prepared p;
-  if (auto code = prepare(model, c, err, p)) return *code;
-  write_intro(out, c, p);
   ReplayResult r;
-  if (auto code = replay(model, c, p, p.steps, true, out, err, r)) return finish(c, p, err, *code);
+  if (auto code = prepare_and_replay(model, c, out, err, p, r)) return *code;
   if (r.interrupted) {
     write_steps(out, r);
     out << fmt::format("\ninterrupted by {} before the trace was replayed: nothing was shrunk\n",

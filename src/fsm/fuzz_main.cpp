@@ -22,9 +22,6 @@
 namespace prowl::fsm {
 namespace {
 
-// StopSignals does not tell which signal stopped the run: the code of Ctrl-C, the usual one.
-constexpr int kExitInterrupted = signal_exit_code(SIGINT);
-
 enum class Command { kFuzz, kReplay, kShrink };
 
 }  // namespace
@@ -319,7 +316,7 @@ int FuzzCommandLine::Impl::replay(const MachineCore& machine) {
   const RunResult r = replay_once(machine, trace, &stats, false);
   if (detail::StopSignals::stopped()) {
     std::cout << "interrupted\n";
-    return kExitInterrupted;
+    return signal_exit_code(detail::StopSignals::signal());
   }
   if (r.kind == RunKind::kBadTrace) {
     std::cerr << fmt::format("{}:{}: {}\n", trace_path, r.line, r.message);
@@ -342,7 +339,7 @@ int FuzzCommandLine::Impl::shrink(const MachineCore& machine) {
   const RunResult original = replay_once(machine, trace, &stats, true);
   if (detail::StopSignals::stopped()) {
     std::cout << "interrupted\n";
-    return kExitInterrupted;
+    return signal_exit_code(detail::StopSignals::signal());
   }
   if (original.kind == RunKind::kBadTrace) {
     std::cerr << fmt::format("{}:{}: {}\n", trace_path, original.line, original.message);

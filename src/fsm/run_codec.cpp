@@ -89,6 +89,7 @@ StopSignals::~StopSignals() {
 }
 
 bool StopSignals::stopped() { return g_stop_signal.load() != 0; }
+int StopSignals::signal() { return g_stop_signal.load(); }
 
 MemoryFile::MemoryFile() : fd_(::memfd_create("prowl-run", MFD_CLOEXEC)) {}
 

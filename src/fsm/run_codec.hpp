@@ -31,6 +31,8 @@ class StopSignals {
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
   static bool stopped();
+  // The signal that stopped the run (SIGINT or SIGTERM); 0 while none came.
+  static int signal();
 
  private:
   struct sigaction old_int_ {};

@@ -111,6 +111,13 @@ std::string HttpApi::line(const HttpRequest& request, const HttpResponse* reply)
   return out + fmt::format(" -> {} {}", reply->status, shown(redact(reply->body)).line);
 }
 
+Result<HttpResponse> HttpApi::fetch_observation(const ObservationSpec& o) const {
+  HttpRequest r;
+  r.path = o.path.render_url(context_);
+  r.json = true;
+  return send(r);
+}
+
 Result<HttpResponse> HttpApi::send(const HttpRequest& request) const {
   PROWL_CHECK(client_ != nullptr, "HttpApi used before begin()");
   return client_->request(request);
@@ -177,10 +184,7 @@ Status HttpApi::observe(Hasher& hasher) const {
       hasher.add(std::string_view("(unbound)"));
       continue;
     }
-    HttpRequest r;
-    r.path = o.path.render_url(context_);
-    r.json = true;
-    auto reply = send(r);
+    auto reply = fetch_observation(o);
     if (!reply) {
       return Status::environment(
           fmt::format("observation '{}' failed: {}", o.name, redact(reply.status().message())));
@@ -217,10 +221,7 @@ std::string HttpApi::describe() const {
       out += fmt::format("(not observed: {} is not bound)", *key);
       continue;
     }
-    HttpRequest r;
-    r.path = o.path.render_url(context_);
-    r.json = true;
-    auto reply = send(r);
+    auto reply = fetch_observation(o);
     if (!reply) {
       out += "(no response)";
       continue;

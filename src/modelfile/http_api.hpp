@@ -100,6 +100,8 @@ class HttpApi final : public System {
   };
 
   Result<HttpResponse> send(const HttpRequest& request) const;
+  // GET of observation o's path, as JSON.
+  Result<HttpResponse> fetch_observation(const ObservationSpec& o) const;
   // The steps of run() once the answer is in: its status judged, then the bindings made.
   Outcome judge(const ActionSpec& a, const HttpRequest& r, const HttpResponse& reply, Context& ctx);
   Outcome server_error(const HttpRequest& r, int status, std::string detail) const;

@@ -204,12 +204,18 @@ TEST(Fuzzer, Ctrl_C_EndsTheSessionAndDiscardsTheRunInFlight) {
   fs::remove_all(out);
 }
 
-TEST(FuzzMain, Ctrl_C_DuringAReplayKillsTheChildAndExits130) {
+// The signal the replayed action sends its parent (a global: actions are plain functions).
+int g_replay_signal = SIGINT;
+
+class FuzzMainSignal : public ::testing::TestWithParam<int> {};
+
+TEST_P(FuzzMainSignal, DuringAReplayKillsTheChildAndExits128PlusTheSignal) {
+  g_replay_signal = GetParam();
   Machine<Nothing> m("interrupt");
   auto s = m.state("s");
   auto end = m.final_state("end");
   auto stop = m.action("stop", [](Nothing&, Handles&, Rng&, const Args&) -> Outcome {
-    ::kill(::getppid(), SIGINT);
+    ::kill(::getppid(), g_replay_signal);  // as the terminal's Ctrl-C, or a CI job's timeout
     for (;;) ::pause();
   });
   m.transition(s, end, weight(1), stop);
@@ -220,11 +226,16 @@ TEST(FuzzMain, Ctrl_C_DuringAReplayKillsTheChildAndExits130) {
   testing::internal::CaptureStdout();
   const int code = fuzz_main(m, 3, argv);
   const std::string out = testing::internal::GetCapturedStdout();
-  EXPECT_EQ(code, signal_exit_code(SIGINT));
+  EXPECT_EQ(code, GetParam() == SIGINT ? 130 : 143);
   EXPECT_NE(out.find("interrupted\n"), std::string::npos) << out;
   EXPECT_TRUE(no_children_left());
   fs::remove(trace);
 }
+
+INSTANTIATE_TEST_SUITE_P(Signals, FuzzMainSignal, ::testing::Values(SIGINT, SIGTERM),
+                         [](const auto& info) {
+                           return std::string(info.param == SIGINT ? "SIGINT" : "SIGTERM");
+                         });
 
 }  // namespace
 }  // namespace prowl::fsm
