@@ -181,6 +181,13 @@ inline std::string command_line(pid_t pid) {
   return text;
 }
 
+// The state letter of `pid` in /proc/PID/stat (R, S, T stopped, Z zombie ...); 0 when gone.
+inline char process_state(pid_t pid) {
+  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  const std::size_t paren = stat.rfind(')');  // the command name may hold spaces and parens
+  return paren == std::string::npos || paren + 2 >= stat.size() ? 0 : stat[paren + 2];
+}
+
 // Processes (not zombies) whose command line contains `needle`: services left running.
 inline std::vector<pid_t> processes_with(const std::string& needle) {
   std::vector<pid_t> found;
