@@ -144,6 +144,10 @@ struct Explorer::Impl::Workers {
   void hold_source(Worker& w, StateId s);
   // w's pair with action a is no longer under way. Under the lock.
   void done(Worker& w, ActionId a, bool reserved_run);
+  // Once w's loop is over: a service of w's world that died while idle after its last step is
+  // noticed by a restore, which no later pick of w will make. w makes one (to the initial state),
+  // so that the death is reported whichever worker ran that step. Without the lock.
+  Status settle(Worker& w);
   // Loads w.source into w's copy if it is elsewhere, and steps pair (w.source, a) on it
   // (Impl::step()), without the lock; the results go to w.item.
   Status step(Worker& w, ActionId a);
@@ -244,6 +248,7 @@ Status Explorer::Impl::run_workers(Clock::time_point start, Termination& termina
       }
     }
     if (ws.go) st = ws.loop(*ws.pool[0], start, termination);
+    if (st) st = ws.settle(*ws.pool[0]);
     if (!st) {
       std::lock_guard<std::mutex> lock(ws.mu);
       ws.fail(st);
@@ -320,7 +325,8 @@ Status Explorer::Impl::Workers::copy_run(std::size_t k, Clock::time_point start,
     cv.wait(lock, [&] { return go || stop; });
     if (!go || stop) return Status::ok();
   }
-  return loop(w, start, termination);
+  if (Status st = loop(w, start, termination); !st) return st;
+  return settle(w);
 }
 
 Explorer::Impl::Workers::Limit Explorer::Impl::Workers::limit(Clock::time_point start) {
@@ -457,6 +463,17 @@ Status Explorer::Impl::Workers::step(Worker& w, ActionId a) {
     w.lane.at = s;
   }
   return x.step(w.lane, w.source_fp, w.source_facts, /*batch=*/false, w.item);
+}
+
+Status Explorer::Impl::Workers::settle(Worker& w) {
+  if (w.lane.world->cheap() || w.lane.last.pair.state == kNoState || interrupts() > 0) {
+    return Status::ok();
+  }
+  w.lane.at = kNoState;
+  if (Status st = w.lane.world->reset(); !st) return interrupts() > 0 ? Status::ok() : st;
+  std::lock_guard<std::mutex> lock(mu);
+  x.findings.note_idle_death(*w.lane.world, w.lane.last);
+  return Status::ok();
 }
 
 Status Explorer::Impl::keep_worker_image(Lane& lane, StateId t) {
