@@ -20,9 +20,9 @@ using namespace std::chrono_literals;
 
 TEST(ServiceKilledMidRun, IsExactlyOneServiceCrashedFinding) {
   ShopScratch s;
-  const std::string model = kModels + "/shop-long.yaml";
   const std::string out = s.dir.file("run");
-  auto run = s.start({"explore", model, "--seed", "3", "--report", "json:" + out + "/r.json"}, out);
+  auto run =
+      s.start({"explore", kSqliteModel, "--seed", "3", "--report", "json:" + out + "/r.json"}, out);
   s.wait_until_exploring(*run, 400ms);
   const std::vector<pid_t> services = processes_with(s.db);
   ASSERT_EQ(services.size(), 1u) << run->err();

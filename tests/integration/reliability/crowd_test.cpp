@@ -27,9 +27,6 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-const std::string kSqliteModel = kModels + "/shop-long.yaml";
-const std::string kPostgresModel = kModels + "/shop-long-postgres.yaml";
-
 bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() &&
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;

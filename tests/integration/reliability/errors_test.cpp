@@ -197,7 +197,7 @@ class WritingSqlInvariantOnPostgres : public PgTest {};
 TEST_F(WritingSqlInvariantOnPostgres, ThroughADataModifyingWithIsABadModelAndTheTablesStay) {
   ShopScratch s;
   const std::vector<std::pair<std::string, std::string>> pg = {{"SHOP_PG_DSN", dsn()}};
-  s.create_db(kModels + "/shop-long-postgres.yaml", pg);
+  s.create_db(kPostgresModel, pg);
   const std::string before = pg_dump(dsn(), /*data_only=*/true);
   const std::string model = kModels + "/shop-writing-invariant-postgres.yaml";
   const std::string out = s.dir.file("run");
@@ -282,7 +282,7 @@ TEST_P(RunThatFailsAsItBegins, LeavesNoRecordThatWouldUndoTheUsersLaterChanges) 
 
   sqlite_exec(s.db, "UPDATE products SET name = 'renamed after the run' WHERE id = 1");
   const std::string changed = sqlite_dump(s.db);
-  auto recover = s.start({"recover", kModels + "/shop-long.yaml"}, s.dir.file("recover"));
+  auto recover = s.start({"recover", kSqliteModel}, s.dir.file("recover"));
   EXPECT_EQ(recover->code(30s), kExitOk) << recover->err();
   EXPECT_EQ(recover->out(),
             "nothing to recover: no run of " + kModels + "/shop-long.yaml left anything behind\n");

@@ -22,9 +22,6 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-const std::string kSqliteModel = kModels + "/shop-long.yaml";
-const std::string kPostgresModel = kModels + "/shop-long-postgres.yaml";
-
 bool starts_with(const std::string& text, const std::string& prefix) {
   return text.rfind(prefix, 0) == 0;
 }
@@ -122,11 +119,10 @@ TEST(SqliteKilledRun, IsPutBackByTheNextRunWhoseReportSaysSo) {
   EXPECT_EQ(again->code(30s), kExitOk) << again->err();
   const auto report = read_json(next + "/r.json");
   EXPECT_EQ(report["termination"], "exhausted");
-  int recovered = 0;
-  for (const auto& w : report["warnings"]) {
-    recovered += is_recovered_line(w.get<std::string>(), s.db, killed) ? 1 : 0;
-  }
-  EXPECT_EQ(recovered, 1) << report["warnings"].dump(2);
+  EXPECT_EQ(count_warnings(
+                report, [&](const std::string& w) { return is_recovered_line(w, s.db, killed); }),
+            1)
+      << report["warnings"].dump(2);
   EXPECT_NE(again->out().find("warning: " + recovered_prefix(s.db, killed)), std::string::npos)
       << again->out();
   expect_recovered(s, before);
@@ -149,11 +145,10 @@ TEST(SqliteKilledRun, WithTwoWorkersLeavesCopiesThatTheNextRunRemoves) {
                        next);
   EXPECT_EQ(again->code(30s), kExitOk) << again->err();
   const auto report = read_json(next + "/r.json");
-  int recovered = 0;
-  for (const auto& w : report["warnings"]) {
-    recovered += is_recovered_line(w.get<std::string>(), s.db, killed) ? 1 : 0;
-  }
-  EXPECT_EQ(recovered, 1) << report["warnings"].dump(2);
+  EXPECT_EQ(count_warnings(
+                report, [&](const std::string& w) { return is_recovered_line(w, s.db, killed); }),
+            1)
+      << report["warnings"].dump(2);
   EXPECT_FALSE(fs::exists(left[0])) << left[0];
   EXPECT_TRUE(worker_copies(s.tmp).empty());
   expect_recovered(s, before);
@@ -349,11 +344,12 @@ TEST_F(PostgresKilledRun, IsPutBackByTheNextRunWhoseReportSaysSo) {
                              next, pg_env_);
   EXPECT_EQ(again->code(30s), kExitOk) << again->err();
   const auto report = read_json(next + "/r.json");
-  int recovered = 0;
-  for (const auto& w : report["warnings"]) {
-    recovered += is_recovered_postgres_line(w.get<std::string>(), db_->name(), killed) ? 1 : 0;
-  }
-  EXPECT_EQ(recovered, 1) << report["warnings"].dump(2);
+  EXPECT_EQ(count_warnings(report,
+                           [&](const std::string& w) {
+                             return is_recovered_postgres_line(w, db_->name(), killed);
+                           }),
+            1)
+      << report["warnings"].dump(2);
   expect_recovered();
 }
 
@@ -388,11 +384,12 @@ TEST_F(PostgresKilledRun, AThirdSignalEndsItAtOnceAndTheNextRunBringsTheDataBack
                              next, pg_env_);
   EXPECT_EQ(again->code(30s), kExitOk) << again->err();
   const auto report = read_json(next + "/r.json");
-  int recovered = 0;
-  for (const auto& w : report["warnings"]) {
-    recovered += is_recovered_postgres_line(w.get<std::string>(), db_->name(), forced) ? 1 : 0;
-  }
-  EXPECT_EQ(recovered, 1) << report["warnings"].dump(2);
+  EXPECT_EQ(count_warnings(report,
+                           [&](const std::string& w) {
+                             return is_recovered_postgres_line(w, db_->name(), forced);
+                           }),
+            1)
+      << report["warnings"].dump(2);
   expect_recovered();
 }
 

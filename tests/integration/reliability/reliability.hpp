@@ -24,6 +24,10 @@ inline const std::string kProwl = PROWL_BIN;
 inline const std::string kShopApi = SHOP_API_BIN;
 inline const std::string kModels = RELIABILITY_MODELS;  // tests/integration/reliability/models
 inline const std::string kServices = kModels + "/../services";  // their helper programs
+// The shop with restocking and no limit on orders: its state space has no end, so a run goes on
+// until it is stopped. On SQLite (SHOP_DB) and on PostgreSQL (SHOP_PG_DSN).
+inline const std::string kSqliteModel = kModels + "/shop-long.yaml";
+inline const std::string kPostgresModel = kModels + "/shop-long-postgres.yaml";
 
 // A finding as the report names it: kind, name and the step that broke it.
 using FindingKey = std::tuple<std::string, std::string, std::string>;
@@ -35,6 +39,14 @@ inline std::set<FindingKey> finding_keys(const nlohmann::json& report) {
                  f["action"].get<std::string>()});
   }
   return keys;
+}
+
+// How many of the report's warnings `is_one` accepts.
+template <typename Predicate>
+int count_warnings(const nlohmann::json& report, Predicate is_one) {
+  int n = 0;
+  for (const auto& w : report["warnings"]) n += is_one(w.get<std::string>()) ? 1 : 0;
+  return n;
 }
 
 inline nlohmann::json read_json(const std::string& path) {

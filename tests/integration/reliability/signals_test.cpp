@@ -19,9 +19,6 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-const std::string kSqliteModel = kModels + "/shop-long.yaml";
-const std::string kPostgresModel = kModels + "/shop-long-postgres.yaml";
-
 std::size_t files_in(const std::string& dir) {
   std::size_t n = 0;
   std::error_code ec;
