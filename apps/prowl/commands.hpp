@@ -36,6 +36,13 @@ int run_model_file(CommandLine& command_line, const std::string& path, std::stri
 // `prowl recover MODEL.yaml`: puts back the databases a killed run left changed.
 int recover_command(int argc, char** argv);
 
+// `prowl reach FILE.yaml [...]`: symbolic reachability of a system file (docs/symbolic.md).
+int reach_command(int argc, char** argv);
+// `prowl replay TRACE --system FILE.yaml`: replays a trace `prowl reach` wrote.
+int reach_replay_command(int argc, char** argv);
+// Whether the file at `path` is a trace of kind reach.
+bool is_reach_trace(const std::string& path);
+
 // `prowl version`: prints the version.
 int version_command(int argc, char** argv);
 

@@ -21,6 +21,8 @@ constexpr Command kCommands[] = {
      prowl::app::demo_command},
     {"explore", "explore an HTTP service described by a YAML model file",
      prowl::app::explore_command},
+    {"reach", "prove a system file's invariants symbolically (Z3), or find the shortest break",
+     prowl::app::reach_command},
     {"replay", "replay a trace of a model file's service; does its failure happen?",
      prowl::app::replay_command},
     {"shrink", "shorten a failing trace while the same failure happens",
@@ -40,7 +42,8 @@ void print_usage(std::ostream& out) {
   out << "  help      show this help, or a command's: prowl help <command>\n\n"
          "Run 'prowl <command> --help' for a command's options.\n"
          "Exit codes: 0 no findings, 1 findings, 2 bad usage, options or model,\n"
-         "3 environment failure, 70 internal error (a bug in prowl; please report it),\n"
+         "3 environment failure, 4 inconclusive (prowl reach: depth cap, time limit or\n"
+         "solver unknown), 70 internal error (a bug in prowl; please report it),\n"
          "130/143/129 stopped by SIGINT/SIGTERM/SIGHUP after restoring the systems and\n"
          "writing the reports.\n";
 }

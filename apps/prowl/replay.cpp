@@ -34,6 +34,16 @@ int trace_command(MainSettings settings, int argc, char** argv) {
 }
 
 int replay_command(int argc, char** argv) {
+  // A trace of `prowl reach` (kind=reach, or --system given) replays on its system file.
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--system" || arg.rfind("--system=", 0) == 0)
+      return reach_replay_command(argc, argv);
+    if (!arg.empty() && arg[0] != '-' && (i == 1 || std::string(argv[i - 1]) != "--model") &&
+        is_reach_trace(arg)) {
+      return reach_replay_command(argc, argv);
+    }
+  }
   MainSettings settings;
   settings.program = "prowl replay";
   settings.command = MainCommand::kReplay;

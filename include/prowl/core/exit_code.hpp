@@ -7,6 +7,9 @@
 //   2      bad usage, options or model,       kExitUsage
 //          or a malformed trace
 //   3      environment failure                kExitEnvironment
+//   4      inconclusive: a proof that ended   kExitInconclusive
+//          at its depth cap or time limit, or
+//          where the solver answered unknown
 //   70     internal error: a broken           kExitInternal
 //          precondition in prowl (LogicError) or an unexpected exception; a bug to report
 //   128+N  interrupted by signal N, after     signal_exit_code(N); interrupt_exit_code()
@@ -23,6 +26,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFindings = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitEnvironment = 3;
+inline constexpr int kExitInconclusive = 4;
 inline constexpr int kExitInternal = 70;  // EX_SOFTWARE of sysexits.h
 inline constexpr int kExitSignalBase = 128;
 
