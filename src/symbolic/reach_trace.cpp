@@ -98,11 +98,11 @@ trace::Trace counterexample_trace(const TransitionSystem& system, const Countere
     step.action = s.transition;
     for (const auto& [name, value] : s.inputs)
       step.args.push_back(name + "=" + format_value(value));
-    if (!after_previous.empty()) step.comments_before.push_back(" " + after_previous);
+    if (!after_previous.empty()) step.comments_before.push_back(after_previous);
     after_previous = format_state(system, s.after);
     out.steps.push_back(std::move(step));
   }
-  if (!after_previous.empty()) out.trailing_comments.push_back(" " + after_previous);
+  if (!after_previous.empty()) out.trailing_comments.push_back(after_previous);
   return out;
 }
 
