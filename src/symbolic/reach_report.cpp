@@ -125,6 +125,8 @@ std::string reach_json(const ReachRun& run) {
                           {"new_states", s.new_states}});
   }
   nlohmann::json out = {
+      {"version", 1},
+      {"model", run.system->name()},
       {"system", run.system->name()},
       {"file", run.file},
       {"image", std::string(to_string(run.options.image))},

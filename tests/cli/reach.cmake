@@ -1,0 +1,50 @@
+# prowl reach and the replay of its traces (docs/symbolic.md), on examples/reach.
+set(reach_dir ${PROJECT_SOURCE_DIR}/examples/reach)
+set(reach_work ${PROWL_CLI_WORK}/reach)
+file(MAKE_DIRECTORY ${reach_work})
+
+prowl_cli_test(reach_counter2_fixpoint EXIT 0
+  STDOUT "status: fixpoint at depth 8 \\(9 iterations\\).*states: 15\n.*invariant:x_bounded: proved"
+  JSON_FILE ${reach_work}/counter2.json JSON_VERSION 1 JSON_MODEL counter2
+  COMMAND ${prowl} reach ${reach_dir}/counter2.yaml --count --json ${reach_work}/counter2.json)
+prowl_cli_test(reach_counter2_psyco EXIT 0
+  STDOUT "image psyco.*status: fixpoint at depth 8 \\(9 iterations\\).*states: 15\n"
+  COMMAND ${prowl} reach ${reach_dir}/counter2.yaml --image psyco --count)
+prowl_cli_test(reach_counter2_p1 EXIT 0
+  STDOUT "status: fixpoint at depth 11 \\(12 iterations\\).*states: 12\n"
+  COMMAND ${prowl} reach ${reach_dir}/counter2_p1.yaml --count)
+prowl_cli_test(reach_counter2_unbounded_is_inconclusive EXIT 4
+  STDOUT "status: interrupted at depth 20 .*depth cap 20 reached"
+  COMMAND ${prowl} reach ${reach_dir}/counter2_unbounded.yaml --max-depth 20)
+prowl_cli_test(reach_counter2_cross_check EXIT 0
+  STDOUT "states 15 / 15, depth 8 / 8\n  states per level: 1 2 2 1 2 2 1 2 2\n  agree"
+  COMMAND ${prowl} reach ${reach_dir}/counter2.yaml --cross-check)
+prowl_cli_test(reach_no_depth_cap_warns EXIT 0
+  STDERR "warning: --max-depth 0: no depth cap"
+  COMMAND ${prowl} reach ${reach_dir}/counter2.yaml --max-depth 0)
+prowl_cli_test(reach_bug_writes_its_trace EXIT 1
+  STDOUT "invariant:x_below_4: violated in 2 steps \\(trace [^)]*001-invariant-x_below_4.trace\\)"
+  FILE ${reach_work}/traces/001-invariant-x_below_4.trace
+  FILE_MATCHES "prowl-trace 1 counter2 kind=reach finding=invariant:x_below_4 init=\"x=0 y=0\" depth=2 .*\n0 inc p=2\n# x=2 y=0\n0 inc p=2\n# x=4 y=0\n"
+  COMMAND ${prowl} reach ${CMAKE_CURRENT_SOURCE_DIR}/models/reach_counter2_bug.yaml --trace-dir ${reach_work}/traces)
+prowl_cli_test(reach_replay_reproduces EXIT 1
+  STDOUT "step 2: inc p=2 -> x=4 y=0\nthe failure happens: invariant:x_below_4 after step 2"
+  COMMAND ${prowl} replay ${reach_work}/traces/001-invariant-x_below_4.trace)
+prowl_cli_test(reach_replay_of_another_system EXIT 2
+  STDERR "the trace is of system 'counter2', but the system file describes 'counter2_p1'"
+  COMMAND ${prowl} replay ${reach_work}/traces/001-invariant-x_below_4.trace
+    --system ${reach_dir}/counter2_p1.yaml)
+set_tests_properties(cli.reach_replay_reproduces cli.reach_replay_of_another_system PROPERTIES
+  DEPENDS cli.reach_bug_writes_its_trace)
+prowl_cli_test(reach_undeclared_symbol EXIT 2
+  STDERR "reach_undeclared.yaml:6:17: transitions\\[0\\] \\(inc\\).guard: unknown symbol 'limit'"
+  COMMAND ${prowl} reach ${CMAKE_CURRENT_SOURCE_DIR}/models/reach_undeclared.yaml)
+prowl_cli_test(reach_missing_file EXIT 2
+  STDERR "nope.yaml: cannot read the system file"
+  COMMAND ${prowl} reach ${reach_work}/nope.yaml)
+prowl_cli_test(reach_bad_image EXIT 2
+  STDERR "--image qe3: the image modes are qe2, qe, qe_rec, qe-light, psyco"
+  COMMAND ${prowl} reach ${reach_dir}/counter2.yaml --image qe3)
+prowl_cli_test(help_names_exit_code_4 EXIT 0
+  STDOUT "4 inconclusive"
+  COMMAND ${prowl} help)
