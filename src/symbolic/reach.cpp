@@ -5,9 +5,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "counterexample.hpp"
+#include "cubes.hpp"
 #include "prowl/core/interrupt.hpp"
 #include "prowl/symbolic/image.hpp"
 #include "prowl/symbolic/region.hpp"
@@ -84,6 +86,7 @@ class Search {
         options_(options),
         result_(result),
         psyco_(system) {
+    if (options.image != ImageMode::kPsyco) cubes_.emplace(system, options.image);
     for (const NamedInvariant& inv : system.invariants()) {
       result_.checks.push_back({"invariant:" + inv.name, Verdict::kOpen, 0, std::nullopt});
       targets_.push_back(!inv.holds);
@@ -97,7 +100,13 @@ class Search {
   }
 
   void run(const Watchdog& watchdog) {
-    result_.frontiers.push_back({system_.initial()});
+    if (cubes_) cubes_->set_stop([&watchdog] { return !watchdog.stop_reason().empty(); });
+    if (cubes_) {
+      result_.frontiers.push_back(to_cubes(system_.initial()));
+      cubes_->add_to_reach(result_.frontiers.back());
+    } else {
+      result_.frontiers.push_back({system_.initial()});
+    }
     if (!check_frontier(0)) return;
     for (;;) {
       if (nothing_left_to_prove()) break;
@@ -155,30 +164,17 @@ class Search {
   // The next frontier; empty at the fixpoint; nullopt when the search ended (status set).
   std::optional<std::vector<z3::expr>> step() {
     const std::vector<z3::expr>& frontier = result_.frontiers.back();
-    const std::vector<z3::expr> reach = result_.region();
     if (options_.image == ImageMode::kPsyco) {
+      const std::vector<z3::expr> reach = result_.region();
       std::string reason;
       std::optional<std::vector<z3::expr>> fresh =
           psyco_.difference(psyco_.post(frontier), reach, reason);
       if (!fresh) stop(ReachStatus::kUnknown, reason);
       return fresh;
     }
-    const z3::expr image = qe_image(system_, disjunction(context_, frontier), options_.image);
-    z3::solver solver(context_);
-    solver.add(image);
-    solver.add(outside(system_, reach));
-    switch (solver.check()) {
-      case z3::unsat:
-        return std::vector<z3::expr>{};
-      case z3::sat:
-        // The whole image, not image ∧ ¬Reach: formulas do not nest.
-        return std::vector<z3::expr>{image};
-      case z3::unknown:
-        break;
-    }
-    stop(ReachStatus::kUnknown,
-         "Z3 could not decide whether the image has new states (" + solver.reason_unknown() + ")");
-    return std::nullopt;
+    std::optional<std::vector<z3::expr>> next = cubes_->step(frontier);
+    if (!next) stop(ReachStatus::kUnknown, cubes_->reason());
+    return next;
   }
 
   // Checks the open invariants and error paths on New_depth. False when the search ended.
@@ -216,6 +212,7 @@ class Search {
   const ReachOptions& options_;
   ReachResult& result_;
   Psyco psyco_;
+  std::optional<CubeFrontier> cubes_;
   std::vector<z3::expr> targets_;  // per check: what breaks it
   std::vector<const Transition*> error_paths_;
 };
@@ -292,6 +289,10 @@ ReachResult reach(const TransitionSystem& system, const ReachOptions& options) {
     Watchdog watchdog(system.context(), options.time_limit);
     try {
       search.run(watchdog);
+      // A query the watchdog cut short answers unknown: that is the interruption's doing.
+      if (result.status == ReachStatus::kUnknown && !watchdog.stop_reason().empty()) {
+        search.stop_for(watchdog.stop_reason());
+      }
     } catch (const z3::exception& e) {
       if (std::string why = watchdog.stop_reason(); !why.empty()) {
         search.stop_for(why);

@@ -1,0 +1,221 @@
+#include "cubes.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "hull.hpp"
+#include "prowl/core/status.hpp"
+
+namespace prowl::sym {
+
+namespace {
+
+constexpr unsigned kMergeCheckMs = 2000;
+
+void literals_of(const z3::expr& cube, std::vector<z3::expr>& out) {
+  if (cube.is_and()) {
+    for (unsigned i = 0; i < cube.num_args(); ++i) literals_of(cube.arg(i), out);
+  } else if (!cube.is_true()) {
+    out.push_back(cube);
+  }
+}
+
+// The cubes of `f`, which is in negation normal form, each as its list of literals.
+void dnf(const z3::expr& f, std::vector<std::vector<z3::expr>>& out) {
+  if (f.is_false()) return;
+  if (f.is_or()) {
+    for (unsigned i = 0; i < f.num_args(); ++i) dnf(f.arg(i), out);
+    return;
+  }
+  if (!f.is_and()) {
+    out.push_back(f.is_true() ? std::vector<z3::expr>{} : std::vector<z3::expr>{f});
+    return;
+  }
+  std::vector<std::vector<z3::expr>> product{{}};
+  for (unsigned i = 0; i < f.num_args(); ++i) {
+    std::vector<std::vector<z3::expr>> part, next;
+    dnf(f.arg(i), part);
+    for (const auto& left : product) {
+      for (const auto& right : part) {
+        std::vector<z3::expr> both = left;
+        both.insert(both.end(), right.begin(), right.end());
+        next.push_back(std::move(both));
+      }
+    }
+    product = std::move(next);
+  }
+  out.insert(out.end(), product.begin(), product.end());
+}
+
+z3::expr conjunction(z3::context& context, const std::vector<z3::expr>& literals) {
+  z3::expr_vector v(context);
+  for (const z3::expr& l : literals) v.push_back(l);
+  return z3::mk_and(v).simplify();
+}
+
+// The conjunction of the candidates both cubes imply, without the ones the others imply.
+z3::expr join(const z3::expr& a, const z3::expr& b, bool with_hull) {
+  z3::context& context = a.ctx();
+  std::vector<z3::expr> la, lb;
+  literals_of(a, la);
+  literals_of(b, lb);
+  std::vector<z3::expr> candidates = la;
+  candidates.insert(candidates.end(), lb.begin(), lb.end());
+  if (with_hull) {
+    for (const z3::expr& h : hull_candidates(la, lb)) candidates.push_back(h);
+  }
+  z3::solver in_a(context), in_b(context);
+  in_a.add(a);
+  in_b.add(b);
+  std::vector<z3::expr> kept;
+  std::set<unsigned> seen;
+  for (const z3::expr& l : candidates) {
+    if (!seen.insert(l.id()).second) continue;
+    z3::expr_vector assume(context);
+    assume.push_back(!l);
+    if (in_a.check(assume) == z3::unsat && in_b.check(assume) == z3::unsat) kept.push_back(l);
+  }
+  // Drop the literals the others imply, longest first; one solver, literals behind tags.
+  std::stable_sort(kept.begin(), kept.end(), [](const z3::expr& x, const z3::expr& y) {
+    return x.to_string().size() > y.to_string().size();
+  });
+  z3::solver solver(context);
+  std::vector<z3::expr> tags;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    tags.push_back(context.bool_const(("prowl!join" + std::to_string(i)).c_str()));
+    solver.add(z3::implies(tags[i], kept[i]));
+  }
+  std::vector<bool> on(kept.size(), true);
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    z3::expr_vector assume(context);
+    for (std::size_t j = 0; j < kept.size(); ++j) {
+      if (j != i && on[j]) assume.push_back(tags[j]);
+    }
+    assume.push_back(!kept[i]);
+    if (solver.check(assume) == z3::unsat) on[i] = false;
+  }
+  std::vector<z3::expr> out;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    if (on[i]) out.push_back(kept[i]);
+  }
+  return conjunction(context, out);
+}
+
+z3::tactic elimination_for(z3::context& context, ImageMode mode) {
+  PROWL_CHECK(mode != ImageMode::kPsyco, "CubeFrontier: psyco keeps its own regions");
+  // qe-light first: what equalities define (x' = x + p, unchanged variables) goes by substitution.
+  const char* rest = mode == ImageMode::kQe ? "qe" : mode == ImageMode::kQeRec ? "qe_rec" : "qe2";
+  return z3::tactic(context, "qe-light") & z3::tactic(context, rest) &
+         z3::tactic(context, "simplify");
+}
+
+}  // namespace
+
+std::vector<z3::expr> to_cubes(const z3::expr& f) {
+  z3::context& context = f.ctx();
+  z3::goal goal(context);
+  goal.add(f);
+  const z3::apply_result r = (z3::tactic(context, "simplify") & z3::tactic(context, "nnf"))(goal);
+  std::vector<z3::expr> out;
+  for (unsigned k = 0; k < r.size(); ++k) {
+    std::vector<std::vector<z3::expr>> cubes;
+    dnf(r[k].as_expr(), cubes);
+    for (const auto& literals : cubes) out.push_back(conjunction(context, literals));
+  }
+  return out;
+}
+
+CubeFrontier::CubeFrontier(const TransitionSystem& system, ImageMode mode)
+    : system_(system),
+      eliminate_(elimination_for(system.context(), mode)),
+      bound_(system.now_vector()),
+      outside_reach_(system.context()) {
+  for (const InputVar& p : system.inputs()) bound_.push_back(p.value);
+}
+
+void CubeFrontier::add_to_reach(const std::vector<z3::expr>& cubes) {
+  for (const z3::expr& c : cubes) {
+    reach_.push_back(c);
+    outside_reach_.add(!c);
+  }
+}
+
+std::vector<z3::expr> CubeFrontier::image(const z3::expr& cube) {
+  std::vector<z3::expr> out;
+  for (const Transition& t : system_.transitions()) {
+    if (t.error) continue;
+    z3::goal goal(system_.context());
+    goal.add(z3::exists(bound_, cube && system_.relation(t)));
+    const z3::apply_result r = eliminate_(goal);
+    for (unsigned k = 0; k < r.size(); ++k) {
+      const z3::expr renamed =
+          substituted(r[k].as_expr(), system_.next_vector(), system_.now_vector());
+      for (const z3::expr& c : to_cubes(renamed)) out.push_back(c);
+    }
+  }
+  return out;
+}
+
+void CubeFrontier::merge(std::vector<z3::expr>& cubes, const std::vector<z3::expr>& image) {
+  // Reach_{i+1} = Reach_i ∪ image: a join may only cover states in it.
+  z3::solver outside(system_.context());
+  // Merging only keeps the frontier small: a check that takes too long counts as "no".
+  z3::params params(system_.context());
+  params.set("timeout", kMergeCheckMs);
+  outside.set(params);
+  for (const z3::expr& r : reach_) outside.add(!r);
+  for (const z3::expr& c : image) outside.add(!c);
+  // A pair that did not merge is not tried again: its cubes have not changed.
+  std::set<std::pair<unsigned, unsigned>> failed;
+  for (bool merged = true; merged;) {
+    merged = false;
+    if (should_stop_ && should_stop_()) return;
+    for (std::size_t a = 0; a < cubes.size() && !merged; ++a) {
+      for (std::size_t b = a + 1; b < cubes.size() && !merged; ++b) {
+        const std::pair<unsigned, unsigned> key{cubes[a].id(), cubes[b].id()};
+        if (failed.count(key) != 0) continue;
+        for (int hull = 0; hull < 2 && !merged; ++hull) {
+          const z3::expr g = join(cubes[a], cubes[b], hull == 1);
+          outside.push();
+          outside.add(g);
+          merged = outside.check() == z3::unsat;
+          outside.pop();
+          if (merged) {
+            cubes[a] = g;
+            cubes.erase(cubes.begin() + static_cast<std::ptrdiff_t>(b));
+          }
+        }
+        if (!merged) failed.insert(key);
+      }
+    }
+  }
+}
+
+std::optional<std::vector<z3::expr>> CubeFrontier::step(const std::vector<z3::expr>& frontier) {
+  std::vector<z3::expr> image_cubes;
+  std::set<unsigned> seen;
+  for (const z3::expr& cube : frontier) {
+    for (const z3::expr& c : image(cube)) {
+      if (seen.insert(c.id()).second) image_cubes.push_back(c);
+    }
+  }
+  std::vector<z3::expr> fresh;
+  for (const z3::expr& c : image_cubes) {
+    outside_reach_.push();
+    outside_reach_.add(c);
+    const z3::check_result r = outside_reach_.check();
+    outside_reach_.pop();
+    if (r == z3::unknown) {
+      reason_ = "Z3 could not decide whether the image has new states (" +
+                outside_reach_.reason_unknown() + ")";
+      return std::nullopt;
+    }
+    if (r == z3::sat) fresh.push_back(c);
+  }
+  merge(fresh, image_cubes);
+
+  add_to_reach(fresh);
+  return fresh;
+}
+
+}  // namespace prowl::sym
