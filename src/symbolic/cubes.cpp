@@ -11,6 +11,7 @@ namespace prowl::sym {
 namespace {
 
 constexpr unsigned kMergeCheckMs = 2000;
+constexpr std::size_t kMaxProduct = 16;
 
 void literals_of(const z3::expr& cube, std::vector<z3::expr>& out) {
   if (cube.is_and()) {
@@ -35,6 +36,12 @@ void dnf(const z3::expr& f, std::vector<std::vector<z3::expr>>& out) {
   for (unsigned i = 0; i < f.num_args(); ++i) {
     std::vector<std::vector<z3::expr>> part, next;
     dnf(f.arg(i), part);
+    if (product.size() * part.size() > kMaxProduct) {
+      // Distributing further would multiply cubes: this conjunction stays one cube whose
+      // literals may be disjunctions (sound: a cube is any formula; joins treat them as literals).
+      out.push_back({f});
+      return;
+    }
     for (const auto& left : product) {
       for (const auto& right : part) {
         std::vector<z3::expr> both = left;
