@@ -3,12 +3,15 @@
 //
 //   REACH system=NAME status=S depth=D iterations=K seconds=T
 //   XCHECK system=NAME sym_states=N bfs_states=N sym_depth=D bfs_depth=D agree=yes bfs_seconds=T
+//          [bfs_shortest:FINDING=Nsteps...]
 //   EXPLICIT system=counters_k6_n10 states=N depth=D seconds=T   (prowl's BFS on the C++ model)
 //
 // usage: reach_bench [--smoke] [--time-limit S] [--image MODE] [FILE.yaml...]
-// With no file: counter2, its p=1 variant, counters K=3 and K=6 N=10. --smoke: without K=6.
-// The orders systems (examples/reach/orders_*.yaml) are not in the default list: the QE modes do
-// not reach their fixpoint yet (docs/symbolic.md, "Figures"); name them to try.
+// With no file: counter2, its p=1 variant, counters K=3 and K=6 N=10, orders NORD=2 NPRICE=2
+// (and its refund-twice bug), orders-1e6 and its bug. --smoke: counter2, its variant, K=3
+// and orders NORD=2.
+// A cross-checked system with a bug is searched to its fixpoint, so that its state counts and
+// shortest findings are compared with the explicit BFS's.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -59,11 +62,16 @@ int run_case(const Case& c, const prowl::sym::ReachOptions& base) {
     std::fprintf(stderr, "%s: %s\n", c.file.c_str(), x.status().message().c_str());
     return 2;
   }
+  std::string shortest;
+  for (std::size_t i = 0; i < r.checks.size(); ++i) {
+    if (!x->bfs_shortest[i]) continue;
+    shortest += fmt::format(" bfs_shortest:{}={}steps", r.checks[i].finding, *x->bfs_shortest[i]);
+  }
   fmt::print(
       "XCHECK system={} sym_states={} bfs_states={} sym_depth={} bfs_depth={} agree={} "
-      "bfs_seconds={:.3f}\n",
+      "bfs_seconds={:.3f}{}\n",
       file->system->name(), x->sym_states, x->bfs_states, x->sym_depth, x->bfs_depth,
-      x->ok() ? "yes" : "NO", x->bfs_seconds);
+      x->ok() ? "yes" : "NO", x->bfs_seconds, shortest);
   for (const std::string& m : x->mismatches) fmt::print("  MISMATCH {}\n", m);
   return x->ok() ? 0 : 1;
 }
@@ -113,9 +121,13 @@ int main(int argc, char** argv) {
   if (cases.empty()) {
     cases = {{dir + "/counter2.yaml", true},
              {dir + "/counter2_p1.yaml", true},
-             {dir + "/counters_k3_n10.yaml", true}};
+             {dir + "/counters_k3_n10.yaml", true},
+             {dir + "/orders_small.yaml", true}};
     if (!smoke) {
+      cases.push_back({dir + "/orders_bug_small.yaml", true});
       cases.push_back({dir + "/counters_k6_n10.yaml", false});
+      cases.push_back({dir + "/orders_1e6.yaml", false});
+      cases.push_back({dir + "/orders_bug.yaml", false});
     }
   }
   int code = 0;

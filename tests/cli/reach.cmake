@@ -36,6 +36,26 @@ prowl_cli_test(reach_replay_of_another_system EXIT 2
     --system ${reach_dir}/counter2_p1.yaml)
 set_tests_properties(cli.reach_replay_reproduces cli.reach_replay_of_another_system PROPERTIES
   DEPENDS cli.reach_bug_writes_its_trace)
+# The orders systems: slots of status codes (control locations) over prices and balances.
+prowl_cli_test(reach_orders_small_cross_check EXIT 0
+  STDOUT "status: fixpoint at depth 17 \\(18 iterations\\).*money_conserved: proved.*states 750 / 750, depth 17 / 17\n.*agree"
+  COMMAND ${prowl} reach ${reach_dir}/orders_small.yaml --cross-check)
+prowl_cli_test(reach_orders_1e6_proved EXIT 0
+  STDOUT "status: fixpoint at depth 9 \\(10 iterations\\).*invariant:money_conserved: proved"
+  COMMAND ${prowl} reach ${reach_dir}/orders_1e6.yaml)
+prowl_cli_test(reach_orders_bug_small_cross_check EXIT 1
+  STDOUT "money_conserved: violated in 4 steps.*states 1777 / 1777, depth 10 / 10\n.*agree: states, depth, states per level and shortest findings are equal"
+  COMMAND ${prowl} reach ${reach_dir}/orders_bug_small.yaml --cross-check)
+prowl_cli_test(reach_orders_bug_writes_its_trace EXIT 1
+  STDOUT "invariant:money_conserved: violated in 4 steps \\(trace [^)]*001-invariant-money_conserved.trace\\)"
+  FILE ${reach_work}/orders_bug/001-invariant-money_conserved.trace
+  FILE_MATCHES "prowl-trace 1 orders_bug kind=reach finding=invariant:money_conserved init=\"cbal=10000000 mbal=0 nref=0 st0=0 amt0=0 st1=0 amt1=0 st2=0 amt2=0\" depth=4 .*\n0 create_[012] price=[0-9]+\n#[^\n]*\n0 pay_[012]\n#[^\n]*\n0 refund_[012]\n#[^\n]*\n0 refund_[012]\n"
+  COMMAND ${prowl} reach ${reach_dir}/orders_bug.yaml --trace-dir ${reach_work}/orders_bug)
+prowl_cli_test(reach_orders_bug_replays EXIT 1
+  STDOUT "step 4: refund_[012] -> .*\nthe failure happens: invariant:money_conserved after step 4"
+  COMMAND ${prowl} replay ${reach_work}/orders_bug/001-invariant-money_conserved.trace)
+set_tests_properties(cli.reach_orders_bug_replays PROPERTIES
+  DEPENDS cli.reach_orders_bug_writes_its_trace)
 prowl_cli_test(reach_undeclared_symbol EXIT 2
   STDERR "reach_undeclared.yaml:6:17: transitions\\[0\\] \\(inc\\).guard: unknown symbol 'limit'"
   COMMAND ${prowl} reach ${CMAKE_CURRENT_SOURCE_DIR}/models/reach_undeclared.yaml)

@@ -111,6 +111,50 @@ TEST(Reach, ErrorPathCountsItsOwnStep) {
   EXPECT_EQ(r.checks[0].counterexample->steps.back().transition, "overflow");
 }
 
+// Two order slots: a status each (0 empty, 1 created, 2 paid), the price an input up to 1000.
+TEST(Reach, CubesStayAtOneControlLocationEach) {
+  z3::context c;
+  TransitionSystem ts(c, "two_slots");
+  const z3::expr bal = ts.var("bal", c.int_sort());
+  const z3::expr p = ts.input("price", c.int_sort());
+  std::vector<z3::expr> st, amt;
+  for (int i = 0; i < 2; ++i) {
+    st.push_back(ts.var("st" + std::to_string(i), c.int_sort()));
+    amt.push_back(ts.var("amt" + std::to_string(i), c.int_sort()));
+  }
+  ts.init(bal == 0 && st[0] == 0 && st[1] == 0 && amt[0] == 0 && amt[1] == 0);
+  for (int i = 0; i < 2; ++i) {
+    ts.transition("create_" + std::to_string(i))
+        .guard(st[i] == 0 && 1 <= p && p <= 1000)
+        .update(st[i], c.int_val(1))
+        .update(amt[i], p);
+    ts.transition("pay_" + std::to_string(i))
+        .guard(st[i] == 1)
+        .update(st[i], c.int_val(2))
+        .update(bal, bal + amt[i]);
+  }
+  ts.invariant("paid", bal == z3::ite(st[0] == 2, amt[0], c.int_val(0)) +
+                                  z3::ite(st[1] == 2, amt[1], c.int_val(0)));
+  const ReachResult r = reach(ts);
+  EXPECT_EQ(r.status, ReachStatus::kFixpoint);
+  EXPECT_EQ(r.depth, 4u);
+  EXPECT_EQ(r.checks[0].verdict, Verdict::kProved);
+  // One cube per pair of statuses: 1 at depth 0, 2, 3 (1-1, 2-0, 0-2), 2, 1.
+  std::vector<std::size_t> sizes;
+  for (const auto& frontier : r.frontiers) sizes.push_back(frontier.size());
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{1, 2, 3, 2, 1}));
+  for (const auto& frontier : r.frontiers) {
+    for (const z3::expr& cube : frontier) {
+      z3::solver solver(c);
+      solver.add(cube);
+      ASSERT_EQ(solver.check(), z3::sat);
+      const z3::model model = solver.get_model();
+      solver.add(st[0] != model.eval(st[0]) || st[1] != model.eval(st[1]));
+      EXPECT_EQ(solver.check(), z3::unsat) << cube;
+    }
+  }
+}
+
 TEST(Reach, NonlinearInputEndsUnknownInPsycoMode) {
   z3::context c;
   TransitionSystem ts(c, "nl");
