@@ -1,10 +1,19 @@
 // `prowl reach FILE.yaml`: symbolic reachability of a system file (docs/symbolic.md), and
 // `prowl replay TRACE --system FILE.yaml` for the traces it writes.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -62,27 +71,41 @@ std::string trace_name(std::size_t n, const std::string& finding) {
   return std::string(number) + "-" + safe + ".trace";
 }
 
-// Writes each counterexample's trace; false when a file could not be written.
-bool write_traces(const ReachFlags& flags, sym::ReachRun& run) {
+using PlannedTraces = std::vector<std::pair<std::string, trace::Trace>>;
+
+// Each counterexample's trace and its path under --trace-dir (run.traces gets the paths).
+PlannedTraces plan_traces(const ReachFlags& flags, sym::ReachRun& run) {
   const sym::ReachResult& r = *run.result;
   run.traces.assign(r.checks.size(), "");
-  if (flags.trace_dir.empty()) return true;
-  std::error_code ec;
-  std::filesystem::create_directories(flags.trace_dir, ec);
+  PlannedTraces out;
+  if (flags.trace_dir.empty()) return out;
   std::size_t n = 0;
   for (std::size_t i = 0; i < r.checks.size(); ++i) {
     if (!r.checks[i].counterexample) continue;
-    const std::string path =
+    run.traces[i] =
         (std::filesystem::path(flags.trace_dir) / trace_name(++n, r.checks[i].finding)).string();
-    const trace::Trace t = sym::counterexample_trace(*run.system, *r.checks[i].counterexample,
-                                                     flags.file, run.options.image);
+    out.emplace_back(run.traces[i],
+                     sym::counterexample_trace(*run.system, *r.checks[i].counterexample, flags.file,
+                                               run.options.image));
+  }
+  return out;
+}
+
+// Writes the planned traces; false when one could not be written (its path is cleared).
+bool write_traces(const ReachFlags& flags, const PlannedTraces& traces,
+                  std::vector<std::string>* paths) {
+  if (traces.empty()) return true;
+  std::error_code ec;
+  std::filesystem::create_directories(flags.trace_dir, ec);
+  bool ok = true;
+  for (const auto& [path, t] : traces) {
     if (Status st = trace::write_trace_file(path, t); !st) {
       std::cerr << "prowl reach: " << st.message() << '\n';
-      return false;
+      if (paths != nullptr) std::replace(paths->begin(), paths->end(), path, std::string());
+      ok = false;
     }
-    run.traces[i] = path;
   }
-  return true;
+  return ok;
 }
 
 int exit_code_of(const sym::ReachRun& run) {
@@ -92,6 +115,109 @@ int exit_code_of(const sym::ReachRun& run) {
   if (run.cross_check && !run.cross_check->ok()) return kExitFindings;
   if (r.status == sym::ReachStatus::kFixpoint) return kExitOk;
   return kExitInconclusive;
+}
+
+constexpr std::chrono::milliseconds kStopGrace{2000};
+constexpr std::string_view kReasonMark = "@prowl-stop-reason@";
+
+// The report as it would be written now: rendered on the search's thread after each depth, and
+// written by the main thread when a Z3 call does not return from its interrupt within kStopGrace
+// (prowl/core/interrupt.hpp, run_with_grace). Plain text only: nothing of Z3's.
+struct Fallback {
+  bool ready = false;
+  bool violated = false;
+  PlannedTraces traces;
+  std::string console, json, region;
+};
+
+// The fallback for the result so far; its reason is kReasonMark, replaced when it is written.
+Fallback render_fallback(const ReachFlags& flags, const sym::ReachRun& run,
+                         const sym::ReachResult& partial) {
+  sym::ReachResult r = partial;
+  Fallback f;
+  f.ready = true;
+  f.violated = std::any_of(r.checks.begin(), r.checks.end(), [](const sym::Check& c) {
+    return c.verdict == sym::Verdict::kViolated;
+  });
+  r.status = f.violated ? sym::ReachStatus::kViolated : sym::ReachStatus::kInterrupted;
+  r.reason = std::string(kReasonMark);
+  sym::ReachRun now = run;
+  now.result = &r;
+  f.traces = plan_traces(flags, now);
+  std::ostringstream console;
+  print_reach_report(console, now);
+  f.console = console.str();
+  if (!flags.json.empty()) f.json = sym::reach_json(now);
+  if (!flags.dump_region.empty()) f.region = sym::to_smt2(*run.system, r.region());
+  return f;
+}
+
+std::string with_reason(std::string text, const std::string& reason) {
+  for (std::size_t at; (at = text.find(kReasonMark)) != std::string::npos;) {
+    text.replace(at, kReasonMark.size(), reason);
+  }
+  return text;
+}
+
+// Writes the fallback and ends the process at once: the search's thread is still inside Z3, so
+// nothing it uses may be touched (not even destroyed).
+[[noreturn]] void hard_stop(const ReachFlags& flags, const Fallback& f,
+                            std::chrono::steady_clock::time_point started) {
+  const bool signalled = interrupts() > 0;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  char after[48];
+  std::snprintf(after, sizeof after, " after %.1f s", seconds);
+  const std::string reason =
+      (signalled ? "interrupted by " + std::string(signal_name(interrupt_signal()))
+                 : std::string("time limit reached")) +
+      after +
+      "; Z3 did not return within 2 s of its interrupt: the report is as it stood at the last "
+      "depth checked";
+  const int code = signalled    ? interrupt_exit_code()
+                   : f.violated ? kExitFindings
+                                : kExitInconclusive;
+  if (!f.ready) {
+    std::cout << "prowl reach: " << flags.file << ": " << reason
+              << " (none: the initial states were not checked yet)\n";
+  } else {
+    write_traces(flags, f.traces, nullptr);
+    std::cout << with_reason(f.console, reason);
+    if (!flags.json.empty()) write_file(flags.json, with_reason(f.json, reason));
+    if (!flags.dump_region.empty()) write_file(flags.dump_region, f.region);
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  std::_Exit(code);
+}
+
+// Runs the search. When a signal or the time limit asks it to stop and Z3 does not return within
+// kStopGrace, writes the report of the last depth checked and ends the process.
+sym::ReachResult search(const ReachFlags& flags, const sym::SystemFile& file, sym::ReachRun& run) {
+  std::mutex mutex;
+  Fallback fallback;
+  run.options.on_depth = [&](const sym::ReachResult& partial) {
+    Fallback f = render_fallback(flags, run, partial);
+    std::lock_guard lock(mutex);
+    fallback = std::move(f);
+  };
+  std::optional<sym::ReachResult> result;
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      std::chrono::duration<double>(flags.time_limit));
+  const bool returned = run_with_grace(
+      [&] { result = sym::reach(*file.system, run.options); },
+      [&] {
+        return interrupts() > 0 ||
+               (flags.time_limit > 0 && std::chrono::steady_clock::now() >= deadline);
+      },
+      kStopGrace);
+  if (!returned) {
+    std::lock_guard lock(mutex);
+    hard_stop(flags, fallback, started);
+  }
+  run.options.on_depth = nullptr;
+  return std::move(*result);
 }
 
 // --count and --cross-check, after the search. False on bad input (exit 2).
@@ -147,10 +273,10 @@ int run_reach(const ReachFlags& flags) {
     std::cerr << "warning: " << run.warnings.back() << '\n';
   }
   install_interrupt_handlers();
-  const sym::ReachResult result = sym::reach(*file->system, run.options);
+  const sym::ReachResult result = search(flags, *file, run);
   run.result = &result;
   if (!measure(flags, *file, run)) return kExitUsage;
-  bool written = write_traces(flags, run);
+  bool written = write_traces(flags, plan_traces(flags, run), &run.traces);
   print_reach_report(std::cout, run);
   if (!flags.json.empty()) written = write_file(flags.json, sym::reach_json(run)) && written;
   if (!flags.dump_region.empty()) {

@@ -5,6 +5,12 @@
 
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "prowl/core/exit_code.hpp"
 
@@ -88,6 +94,46 @@ void request_interrupt(int sig) { count(sig); }
 void clear_interrupts() {
   g_count.store(0);
   g_first.store(0);
+}
+
+bool run_with_grace(std::function<void()> work, const std::function<bool()>& should_stop,
+                    std::chrono::milliseconds grace) {
+  // Shared with the thread, which may outlive this call.
+  struct Shared {
+    std::mutex mutex;
+    std::condition_variable finished;
+    bool done = false;
+    std::exception_ptr failure;
+  };
+  auto shared = std::make_shared<Shared>();
+  std::thread thread([shared, work = std::move(work)] {
+    std::exception_ptr failure;
+    try {
+      work();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    std::lock_guard lock(shared->mutex);
+    shared->failure = failure;
+    shared->done = true;
+    shared->finished.notify_all();
+  });
+  std::optional<std::chrono::steady_clock::time_point> asked;
+  std::unique_lock lock(shared->mutex);
+  while (!shared->done) {
+    shared->finished.wait_for(lock, std::chrono::milliseconds(20));
+    if (shared->done) break;
+    const auto now = std::chrono::steady_clock::now();
+    if (!asked && should_stop()) asked = now;
+    if (asked && now - *asked >= grace) {
+      thread.detach();
+      return false;
+    }
+  }
+  lock.unlock();
+  thread.join();
+  if (shared->failure) std::rethrow_exception(shared->failure);
+  return true;
 }
 
 int register_child_group(pid_t pgid) {

@@ -24,13 +24,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-z3::expr disjunction(z3::context& context, const std::vector<z3::expr>& parts) {
-  if (parts.size() == 1) return parts[0];
-  z3::expr_vector v(context);
-  for (const z3::expr& p : parts) v.push_back(p);
-  return v.empty() ? context.bool_val(false) : z3::mk_or(v);
-}
-
 // Interrupts the context's Z3 call under way when a signal arrives or the time limit passes.
 class Watchdog {
  public:
@@ -85,6 +78,7 @@ class Search {
         context_(system.context()),
         options_(options),
         result_(result),
+        start_(Clock::now()),
         psyco_(system) {
     if (options.image != ImageMode::kPsyco) cubes_.emplace(system, options.image);
     for (const NamedInvariant& inv : system.invariants()) {
@@ -108,6 +102,7 @@ class Search {
       result_.frontiers.push_back({system_.initial()});
     }
     if (!check_frontier(0)) return;
+    reached_depth();
     for (;;) {
       if (nothing_left_to_prove()) break;
       if (options_.max_depth > 0 && result_.depth >= options_.max_depth) {
@@ -134,6 +129,7 @@ class Search {
       ++result_.depth;
       result_.frontiers.push_back(std::move(*next));
       if (!check_frontier(result_.depth)) return;
+      reached_depth();
     }
     // The fixpoint (or nothing left to prove): every check not broken holds in every state.
     if (result_.status == ReachStatus::kFixpoint || result_.status == ReachStatus::kViolated) {
@@ -153,6 +149,12 @@ class Search {
   void stop(ReachStatus status, std::string reason) {
     result_.status = status;
     result_.reason = std::move(reason);
+  }
+
+  void reached_depth() {
+    if (!options_.on_depth) return;
+    result_.seconds = seconds_since(start_);
+    options_.on_depth(result_);
   }
 
   bool nothing_left_to_prove() const {
@@ -211,6 +213,7 @@ class Search {
   z3::context& context_;
   const ReachOptions& options_;
   ReachResult& result_;
+  Clock::time_point start_;
   Psyco psyco_;
   std::optional<CubeFrontier> cubes_;
   std::vector<z3::expr> targets_;  // per check: what breaks it

@@ -29,13 +29,14 @@ void collect_constants(const z3::expr& e, std::unordered_set<unsigned>& seen,
   for (unsigned i = 0; i < e.num_args(); ++i) collect_constants(e.arg(i), seen, out);
 }
 
-z3::expr region_or(z3::context& context, const std::vector<z3::expr>& region) {
+}  // namespace
+
+z3::expr disjunction(z3::context& context, const std::vector<z3::expr>& region) {
+  if (region.size() == 1) return region[0];
   z3::expr_vector parts(context);
   for (const z3::expr& d : region) parts.push_back(d);
   return parts.empty() ? context.bool_val(false) : z3::mk_or(parts);
 }
-
-}  // namespace
 
 z3::expr_vector aux_constants(const TransitionSystem& system, const z3::expr& e) {
   std::unordered_set<unsigned> seen;
@@ -66,7 +67,7 @@ Answer equivalent(const TransitionSystem& system, const std::vector<z3::expr>& a
     const auto& inner = direction == 0 ? a : b;
     const auto& outer = direction == 0 ? b : a;
     z3::solver solver(context);
-    solver.add(region_or(context, inner));
+    solver.add(disjunction(context, inner));
     solver.add(outside(system, outer));
     switch (solver.check()) {
       case z3::sat:
@@ -86,7 +87,7 @@ std::optional<std::uint64_t> count_states(const TransitionSystem& system,
                                           const std::vector<z3::expr>& minus, std::uint64_t limit) {
   z3::context& context = system.context();
   z3::solver solver(context);
-  solver.add(region_or(context, region));
+  solver.add(disjunction(context, region));
   if (!minus.empty()) solver.add(outside(system, minus));
   std::uint64_t count = 0;
   for (;;) {

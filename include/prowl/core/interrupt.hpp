@@ -18,6 +18,8 @@
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <functional>
 #include <string_view>
 
 namespace prowl {
@@ -43,6 +45,15 @@ std::string_view signal_name(int sig);
 void request_interrupt(int sig);
 // Forgets every interrupt so far (tests; a program that runs several commands in turn).
 void clear_interrupts();
+
+// Runs `work` on a thread of its own and waits for it. Once `should_stop()` (polled every 20 ms,
+// on the calling thread) turns true, `work` has `grace` to return. True when it returned; false
+// when it did not: it then still runs, on a detached thread, and the caller must end the process
+// (std::_Exit) without touching anything `work` uses. For work inside a library call that may not
+// honour its own interrupt soon enough (a Z3 tactic; prowl reach). An exception `work` throws is
+// rethrown here.
+bool run_with_grace(std::function<void()> work, const std::function<bool()>& should_stop,
+                    std::chrono::milliseconds grace);
 
 // Registers a child's process group, killed with SIGKILL on the third signal; returns a slot for
 // unregister_child_group(), or -1 when all 64 slots are taken (the child then is not killed on a

@@ -1,5 +1,6 @@
-// The image of a region under a TransitionSystem's transitions (error paths excluded), in the
-// two families reach() offers. Not thread-safe (the system's z3::context).
+// psyco's image of a region under a TransitionSystem's transitions (error paths excluded): the
+// seed's post, rename and difference, which reach() runs in `--image psyco`. The QE modes' image
+// is per cube (src/symbolic/cubes.hpp). Not thread-safe (the system's z3::context).
 #pragma once
 
 #include <cstdint>
@@ -13,12 +14,6 @@
 #include "prowl/symbolic/transition_system.hpp"
 
 namespace prowl::sym {
-
-// QE(∃X,P. from(X) ∧ ⋁_t guard_t ∧ X' = e_t) with the mode's tactic, then X' renamed to X: the
-// states one step from `from`, quantifier-free over the state variables. Throws z3::exception
-// when the tactic fails or is interrupted.
-// REQUIRES: `mode` is not kPsyco; `from` mentions only state variables.
-z3::expr qe_image(const TransitionSystem& system, const z3::expr& from, ImageMode mode);
 
 // The seed's algorithm as written (jpf-psyco GSoC'16): a region is a set of symbolic states,
 // each a conjunction that keeps its history. apply() adds a path's guard and postcondition to a

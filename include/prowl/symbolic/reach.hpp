@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,8 @@ inline constexpr std::string_view kImageModeNames = "qe2, qe, qe_rec, qe-light, 
 enum class ReachStatus { kFixpoint, kViolated, kInterrupted, kUnknown };
 std::string_view to_string(ReachStatus status);
 
+struct ReachResult;
+
 struct ReachOptions {
   ImageMode image = ImageMode::kQe2;
   std::uint32_t max_depth = 100;  // 0: no cap
@@ -43,6 +46,10 @@ struct ReachOptions {
   // Go on after every invariant and error path is broken (to the fixpoint or the cap), for the
   // region and depth; by default the search stops once nothing is left to prove.
   bool explore_after_violations = false;
+  // Called with the result so far (seconds set) after frontier 0 and each later frontier is
+  // checked, on the thread that runs reach(). A caller that must report even when a Z3 call does
+  // not return from its interrupt renders its report here (prowl reach does).
+  std::function<void(const ReachResult&)> on_depth;
 };
 
 // One state's values, one numeral per state variable, in declaration order.

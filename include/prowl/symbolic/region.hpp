@@ -19,6 +19,8 @@ namespace prowl::sym {
 // An answer Z3 may not be able to give.
 enum class Answer { kYes, kNo, kUnknown };
 
+// The region as one formula: the disjunction of its disjuncts (false when it has none).
+z3::expr disjunction(z3::context& context, const std::vector<z3::expr>& region);
 // The constants of `e` that are not state variables: its existentially read history.
 z3::expr_vector aux_constants(const TransitionSystem& system, const z3::expr& e);
 // The states outside `region`: the conjunction of each disjunct's negation, with the disjunct's

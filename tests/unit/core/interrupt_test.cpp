@@ -5,6 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "prowl/core/exit_code.hpp"
@@ -81,6 +87,60 @@ TEST_F(Interrupts, GroupSlotsAreReused) {
   unregister_child_group(a);
   EXPECT_EQ(register_child_group(999998), a);
   unregister_child_group(a);
+}
+
+}  // namespace
+}  // namespace prowl
+
+namespace prowl {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(RunWithGrace, WorkThatReturnsIsWaitedFor) {
+  int value = 0;
+  EXPECT_TRUE(run_with_grace([&value] { value = 7; }, [] { return false; }, milliseconds(50)));
+  EXPECT_EQ(value, 7);
+}
+
+TEST(RunWithGrace, WorkThatHonoursTheStopWithinTheGraceReturns) {
+  auto stop = std::make_shared<std::atomic<bool>>(false);
+  std::atomic<int> polls{0};
+  const bool returned = run_with_grace(
+      [stop] {
+        while (!stop->load()) std::this_thread::sleep_for(milliseconds(1));
+      },
+      [&] {
+        // Asked to stop at the third poll; the work sees it at once.
+        if (++polls == 3) stop->store(true);
+        return polls >= 3;
+      },
+      milliseconds(5000));
+  EXPECT_TRUE(returned);
+  EXPECT_GE(polls.load(), 3);
+}
+
+TEST(RunWithGrace, WorkThatIgnoresTheStopIsLeftAfterTheGrace) {
+  auto release = std::make_shared<std::atomic<bool>>(false);
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  const auto start = std::chrono::steady_clock::now();
+  const bool returned = run_with_grace(
+      [release, finished] {
+        while (!release->load()) std::this_thread::sleep_for(milliseconds(1));
+        finished->store(true);
+      },
+      [] { return true; }, milliseconds(100));
+  EXPECT_FALSE(returned);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, milliseconds(100));
+  EXPECT_FALSE(finished->load());  // still running, detached
+  release->store(true);            // let it end before the test process does
+  while (!finished->load()) std::this_thread::sleep_for(milliseconds(1));
+}
+
+TEST(RunWithGrace, AnExceptionOfTheWorkIsRethrown) {
+  EXPECT_THROW(run_with_grace([] { throw std::runtime_error("boom"); }, [] { return false; },
+                              milliseconds(50)),
+               std::runtime_error);
 }
 
 }  // namespace

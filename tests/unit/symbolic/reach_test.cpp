@@ -5,6 +5,7 @@
 #include "counter2.hpp"
 #include "prowl/symbolic/image.hpp"
 #include "prowl/symbolic/region.hpp"
+#include "symbolic/cubes.hpp"
 
 namespace prowl::sym {
 namespace {
@@ -195,13 +196,33 @@ TEST(Psyco, ApplyRenameAndDifferenceOnHandBuiltRegions) {
   EXPECT_TRUE(z3::eq((*kept)[0], next));
 }
 
-TEST(QeImage, ImageOfInitIsOneStepAway) {
+TEST(CubeFrontier, StepOfInitIsTheStatesOneStepAway) {
   z3::context c;
   Counter2 m(c);
-  const z3::expr image = qe_image(m.ts, m.ts.initial(), ImageMode::kQe2);
-  EXPECT_EQ(aux_constants(m.ts, image).size(), 0u);
-  EXPECT_EQ(equivalent(m.ts, {image}, {(m.x == 1 || m.x == 2) && m.y == 0}), Answer::kYes);
-  EXPECT_EQ(equivalent(m.ts, {image}, {m.x == 1 && m.y == 0}), Answer::kNo);
+  CubeFrontier frontier(m.ts, ImageMode::kQe2);
+  const std::vector<z3::expr> init = to_cubes(m.ts.initial());
+  frontier.add_to_reach(init);
+  const std::optional<std::vector<z3::expr>> next = frontier.step(init);
+  ASSERT_TRUE(next.has_value());
+  for (const z3::expr& cube : *next) EXPECT_EQ(aux_constants(m.ts, cube).size(), 0u) << cube;
+  EXPECT_EQ(equivalent(m.ts, *next, {(m.x == 1 || m.x == 2) && m.y == 0}), Answer::kYes);
+  EXPECT_EQ(equivalent(m.ts, *next, {m.x == 1 && m.y == 0}), Answer::kNo);
+}
+
+TEST(CubeFrontier, StepDropsWhatReachHoldsAndIsEmptyAtTheFixpoint) {
+  z3::context c;
+  Counter2 m(c);
+  CubeFrontier frontier(m.ts, ImageMode::kQe2);
+  // Reach already holds the whole box: x in {1, 2}, one step from x = 0, is not new.
+  frontier.add_to_reach({0 <= m.x && m.x <= 4 && 0 <= m.y && m.y <= 2});
+  const std::optional<std::vector<z3::expr>> next = frontier.step({m.x == 0 && m.y == 0});
+  ASSERT_TRUE(next.has_value());
+  EXPECT_TRUE(next->empty());
+  // From x = 3, y = 2 nothing is enabled (carry needs y < 2, inc needs x < 3).
+  CubeFrontier fresh(m.ts, ImageMode::kQe2);
+  const std::optional<std::vector<z3::expr>> none = fresh.step({m.x == 3 && m.y == 2});
+  ASSERT_TRUE(none.has_value());
+  EXPECT_TRUE(none->empty());
 }
 
 TEST(Region, CountsStatesOutsideAnotherRegion) {
