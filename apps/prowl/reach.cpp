@@ -301,7 +301,17 @@ int reach_command(int argc, char** argv) {
                  "how images are computed: qe2 (default), qe, qe_rec, qe-light, psyco");
   app.add_option("--max-depth", flags.max_depth,
                  "stop after this many images with new states (default 100; 0: no cap)");
-  app.add_option("--time-limit", flags.time_limit, "stop after this many seconds")->type_name("S");
+  app.add_option("--time-limit", flags.time_limit, "stop after this many seconds (0: none)")
+      ->type_name("S")
+      ->check(
+          [](const std::string& text) -> std::string {
+            double seconds = 0;
+            if (!CLI::detail::lexical_cast(text, seconds) || !(seconds >= 0)) {
+              return text + " is not a number of seconds (0 or more; 0: no limit)";
+            }
+            return {};
+          },
+          "S >= 0");
   app.add_flag("--count", flags.count, "count the reachable states (enumeration with Z3)");
   app.add_flag("--cross-check", flags.cross_check,
                "run prowl's explicit BFS on the system (inputs need values: or range:) and "
@@ -317,7 +327,9 @@ int reach_command(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 fixpoint with every invariant proved, 1 an invariant broken (traces written)\n"
       "or the cross-check failed, 2 bad usage or system file, 4 inconclusive (the depth cap or\n"
-      "time limit came first, or Z3 answered unknown), 130/143/129 interrupted by a signal.");
+      "time limit came first, or Z3 answered unknown), 130/143/129 interrupted by a signal.\n"
+      "A signal or the time limit stops the search within 2 s, even inside a Z3 call; the report\n"
+      "is written either way.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -72,6 +72,9 @@ prowl_cli_test(reach_missing_file EXIT 2
 prowl_cli_test(reach_bad_image EXIT 2
   STDERR "--image qe3: the image modes are qe2, qe, qe_rec, qe-light, psyco"
   COMMAND ${prowl} reach ${reach_dir}/counter2.yaml --image qe3)
+prowl_cli_test(reach_negative_time_limit EXIT 2
+  STDERR "--time-limit: -1 is not a number of seconds \\(0 or more; 0: no limit\\)"
+  COMMAND ${prowl} reach ${reach_dir}/counter2.yaml --time-limit -1)
 prowl_cli_test(help_names_exit_code_4 EXIT 0
   STDOUT "4 inconclusive"
   COMMAND ${prowl} help)
