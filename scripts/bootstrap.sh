@@ -10,7 +10,7 @@ PACKAGES=(
   libfmt-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev
   libcurl4-openssl-dev libcpp-httplib-dev
   libpq-dev postgresql libyaml-cpp-dev
-  libz3-dev libcvc5-dev
+  libz3-dev libcvc5-dev libeigen3-dev
   clang-format
   universal-ctags                       # scripts/check-size.sh: file and function sizes
   clang-16 libclang-rt-16-dev llvm-16   # scripts/fuzz.sh: libFuzzer and its symbolizer

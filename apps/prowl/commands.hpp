@@ -45,5 +45,10 @@ bool is_reach_trace(const std::string& path);
 
 // `prowl version`: prints the version.
 int version_command(int argc, char** argv);
+// `prowl worst-case PROGRAM --n SIZES`: worst-case input search on the bundled programs
+// (examples/worst_case), and `prowl replay` of the witnesses it writes.
+int worst_case_command(int argc, char** argv);
+bool is_worst_case_trace(const std::string& path);
+int worst_case_replay_command(int argc, char** argv);
 
 }  // namespace prowl::app

@@ -23,12 +23,14 @@ constexpr Command kCommands[] = {
      prowl::app::explore_command},
     {"reach", "prove a system file's invariants symbolically (Z3), or find the shortest break",
      prowl::app::reach_command},
-    {"replay", "replay a trace of a model file's service; does its failure happen?",
+    {"replay", "replay a trace (explore, reach, worst-case): does its failure happen again?",
      prowl::app::replay_command},
     {"shrink", "shorten a failing trace while the same failure happens",
      prowl::app::shrink_command},
     {"recover", "put back the databases a killed run of a model file left changed",
      prowl::app::recover_command},
+    {"worst-case", "find the input of a program that takes its longest path (Z3)",
+     prowl::app::worst_case_command},
     {"version", "print prowl's version", prowl::app::version_command},
 };
 
@@ -37,9 +39,9 @@ void print_usage(std::ostream& out) {
          "usage: prowl <command> [options]\n\n"
          "commands:\n";
   for (const Command& c : kCommands) {
-    out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << '\n';
+    out << "  " << c.name << std::string(12 - c.name.size(), ' ') << c.summary << '\n';
   }
-  out << "  help      show this help, or a command's: prowl help <command>\n\n"
+  out << "  help        show this help, or a command's: prowl help <command>\n\n"
          "Run 'prowl <command> --help' for a command's options.\n"
          "Exit codes: 0 no findings, 1 findings, 2 bad usage, options or model,\n"
          "3 environment failure, 4 inconclusive (prowl reach: depth cap, time limit or\n"

@@ -43,6 +43,9 @@ int replay_command(int argc, char** argv) {
         is_reach_trace(arg)) {
       return reach_replay_command(argc, argv);
     }
+    if (!arg.empty() && arg[0] != '-' && is_worst_case_trace(arg)) {
+      return worst_case_replay_command(argc, argv);
+    }
   }
   MainSettings settings;
   settings.program = "prowl replay";

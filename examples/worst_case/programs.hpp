@@ -1,0 +1,24 @@
+// The programs `prowl worst-case` ships (docs/worst-case.md, "Programs"): each a plain function
+// over SymExec, the way users write their own.
+#pragma once
+
+#include <vector>
+
+#include "prowl/worstcase/sym_exec.hpp"
+
+namespace prowl::wc::examples {
+
+// Insertion sort of n symbolic integers (WISE's "always True"): the worst case is a strictly
+// decreasing input, n(n-1)/2 decisions; the exhaustive tree has n! paths.
+void insertion_sort(SymExec& ex, int n);
+
+// The shape of GNU grep's Boyer-Moore in PySE's table: a 3-symbol pattern compared right to left
+// with each aligned window of n symbolic text symbols, at one compare site, shifting by 3 after a
+// mismatch and stopping at the first match. Longest 3*floor(n/3) decisions (T,T,F repeated: an
+// irregular policy for a memoryless learner), (3^(floor(n/3)+1) - 1) / 2 paths.
+void boyer_moore3(SymExec& ex, int n);
+
+// Every bundled program, by name.
+const std::vector<Program>& bundled_programs();
+
+}  // namespace prowl::wc::examples

@@ -1,0 +1,357 @@
+#include "prowl/worstcase/run_main.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "prowl/core/escape.hpp"
+#include "prowl/core/exit_code.hpp"
+#include "prowl/core/interrupt.hpp"
+#include "prowl/worstcase/search.hpp"
+#include "prowl/worstcase/witness.hpp"
+
+namespace prowl::wc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Flags {
+  std::string program;
+  std::string sizes = "";
+  std::string search = "exhaustive";
+  std::string train = "3";
+  int history = 2;
+  std::uint64_t max_paths = 0;
+  std::uint32_t max_depth = 100000;
+  double time_limit = 0;
+  std::string objective = "decisions";
+  std::string json;
+  std::string trace_dir;
+  bool list = false;
+};
+
+// "3,4,5" into sizes of 1 or more.
+Result<std::vector<int>> parse_sizes(const std::string& flag, const std::string& text) {
+  std::vector<int> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    int n = 0;
+    if (!CLI::detail::lexical_cast(item, n) || n < 1 || n > 100000) {
+      return Status::invalid(flag + " " + text + ": '" + item +
+                             "' is not a size (an integer from 1 to 100000; sizes are "
+                             "comma-separated, as in 3,4,5)");
+    }
+    out.push_back(n);
+    at = comma + 1;
+  }
+  return out;
+}
+
+const Program* find_program(const std::vector<Program>& programs, const std::string& name) {
+  for (const Program& p : programs) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+std::string program_list(const std::vector<Program>& programs) {
+  std::string out;
+  for (const Program& p : programs) out += (out.empty() ? "" : ", ") + p.name;
+  return out;
+}
+
+std::string input_text(const SearchResult& r) {
+  std::string out;
+  for (const auto& [name, value] : r.input) out += (out.empty() ? "" : " ") + name + "=" + value;
+  return escape_text(out);
+}
+
+nlohmann::json result_json(const SearchResult& r, const std::string& trace) {
+  nlohmann::json input = nlohmann::json::object();
+  for (const auto& [name, value] : r.input) input[name] = value;
+  nlohmann::json out = {{"n", r.n},
+                        {"longest", r.longest},
+                        {"paths", r.paths},
+                        {"paths_to_longest", r.paths_to_longest},
+                        {"runs", r.runs},
+                        {"cut", r.cut},
+                        {"seconds", r.seconds},
+                        {"input", input},
+                        {"unknown", r.unknown},
+                        {"end", std::string(to_string(r.end))}};
+  if (!trace.empty()) out["trace"] = trace;
+  return out;
+}
+
+bool write_text(const std::string& path, const std::string& text, std::string_view command) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (out) return true;
+  std::cerr << command << ": " << path << ": cannot write the file\n";
+  return false;
+}
+
+class Session {
+ public:
+  Session(const Flags& flags, const Program& program, std::string_view command)
+      : flags_(flags), program_(program), command_(command) {}
+
+  int run(const std::vector<int>& sizes, const std::optional<BranchPolicy>& policy) {
+    const Clock::time_point start = Clock::now();
+    bool stopped = false;
+    for (int n : sizes) {
+      SearchOptions options = options_for(start);
+      if (options.time_limit < 0 || interrupts() > 0) {
+        std::cout << fmt::format("  n={}: not run ({})\n", n,
+                                 interrupts() > 0 ? "interrupted" : "time limit");
+        stopped = true;
+        continue;
+      }
+      Result<SearchResult> r =
+          policy ? guided(program_, n, *policy, options) : exhaustive(program_, n, options);
+      if (!r) {
+        std::cerr << command_ << ": " << r.status().message() << '\n';
+        return kExitUsage;
+      }
+      stopped = stopped || r->end != SearchEnd::kComplete;
+      if (!report(*r)) written_ = false;
+    }
+    if (!flags_.json.empty() && !write_json()) written_ = false;
+    if (interrupts() > 0) return interrupt_exit_code();
+    if (!written_) return kExitEnvironment;
+    return stopped ? kExitInconclusive : kExitOk;
+  }
+
+  void set_learned(const std::string& text) { learned_ = text; }
+
+ private:
+  SearchOptions options_for(Clock::time_point start) const {
+    SearchOptions o;
+    o.max_paths = flags_.max_paths;
+    o.max_depth = flags_.max_depth;
+    o.objective = flags_.objective == "cost" ? Objective::kCost : Objective::kDecisions;
+    if (flags_.time_limit > 0) {
+      const double left =
+          flags_.time_limit - std::chrono::duration<double>(Clock::now() - start).count();
+      o.time_limit = left > 0 ? left : -1;
+    }
+    return o;
+  }
+
+  // Prints one size's result and writes its trace; false when the trace could not be written.
+  bool report(const SearchResult& r) {
+    std::string trace;
+    bool ok = true;
+    if (!flags_.trace_dir.empty() && r.paths > 0) {
+      std::error_code ec;
+      std::filesystem::create_directories(flags_.trace_dir, ec);
+      trace = (std::filesystem::path(flags_.trace_dir) /
+               fmt::format("{}-n{}.trace", program_.name, r.n))
+                  .string();
+      const Objective objective =
+          flags_.objective == "cost" ? Objective::kCost : Objective::kDecisions;
+      if (Status st =
+              trace::write_trace_file(trace, witness_trace(program_, r, flags_.search, objective));
+          !st) {
+        std::cerr << command_ << ": " << st.message() << '\n';
+        trace.clear();
+        ok = false;
+      }
+    }
+    std::cout << fmt::format(
+        "  n={}: longest {} in {} path{} (first at path {}), {} run{}, {:.3f} s, {}{}\n", r.n,
+        r.longest, r.paths, r.paths == 1 ? "" : "s", r.paths_to_longest, r.runs,
+        r.runs == 1 ? "" : "s", r.seconds, to_string(r.end),
+        r.unknown > 0 ? fmt::format(", {} unknown", r.unknown) : "");
+    if (r.cut > 0) std::cout << fmt::format("    {} paths cut at --max-depth\n", r.cut);
+    if (r.paths > 0) std::cout << "    input: " << input_text(r) << '\n';
+    if (!trace.empty()) std::cout << "    trace: " << trace << '\n';
+    results_.push_back(result_json(r, trace));
+    return ok;
+  }
+
+  bool write_json() const {
+    nlohmann::json out = {{"version", 1},
+                          {"model", program_.name},
+                          {"program", program_.name},
+                          {"search", flags_.search},
+                          {"objective", flags_.objective},
+                          {"results", results_}};
+    if (flags_.search == "spf-wca") out["history"] = flags_.history;
+    if (!learned_.empty()) out["learned"] = learned_;
+    if (interrupts() > 0) out["interrupted_by"] = std::string(signal_name(interrupt_signal()));
+    return write_text(flags_.json, out.dump(2) + "\n", command_);
+  }
+
+  const Flags& flags_;
+  const Program& program_;
+  std::string_view command_;
+  nlohmann::json results_ = nlohmann::json::array();
+  std::string learned_;
+  bool written_ = true;
+};
+
+int replay_command(const std::vector<Program>& programs, const std::string& path,
+                   std::string_view command) {
+  Result<trace::Trace> t = trace::read_trace_file(path);
+  if (!t) {
+    std::cerr << command << ": " << t.status().message() << '\n';
+    return kExitUsage;
+  }
+  Result<WitnessReplay> r = replay_witness(programs, *t, path);
+  if (!r) {
+    std::cerr << command << ": " << r.status().message() << '\n';
+    return kExitUsage;
+  }
+  const char* unit = r->objective == Objective::kCost ? "cost" : "decisions";
+  std::string sides;
+  for (const PathStep& d : r->path) sides += d.taken ? 'T' : 'F';
+  std::cout << fmt::format("trace     {}\nprogram   {} n={}\nrecorded  {} {}\nreplayed  {} {}",
+                           path, r->program, r->n, r->recorded, unit, r->replayed, unit);
+  std::cout << (sides.empty() ? "\n" : ": " + sides + "\n");
+  if (r->reproduced()) {
+    std::cout << fmt::format("reproduced: the input takes a path of {} {}, as recorded\n",
+                             r->replayed, unit);
+    return kExitFindings;
+  }
+  std::cout << (r->replayed != r->recorded
+                    ? fmt::format("not reproduced: the input gives {} {}, the trace records {}\n",
+                                  r->replayed, unit, r->recorded)
+                    : std::string("not reproduced: the decisions differ from the trace's\n"));
+  return kExitOk;
+}
+
+// The command line's options, on `app`.
+void add_flags(CLI::App& app, Flags& flags, const std::string& name) {
+  app.add_option("PROGRAM", flags.program, "the program (--list shows them)");
+  app.add_flag("--list", flags.list, "list the programs");
+  app.add_option("--n", flags.sizes, "the input sizes, comma-separated (3,4,5,10)")
+      ->type_name("SIZES");
+  app.add_option("--search", flags.search, "exhaustive (default), wise or spf-wca")
+      ->check(CLI::IsMember({"exhaustive", "wise", "spf-wca"}));
+  app.add_option("--train-n", flags.train,
+                 "the sizes wise and spf-wca learn their policy at, exhaustively (default 3)")
+      ->type_name("SIZES");
+  app.add_option("--history", flags.history,
+                 "spf-wca: the decisions before a branch its policy reads (default 2)")
+      ->check(CLI::Range(0, 64));
+  app.add_option("--max-paths", flags.max_paths, "stop a search after P runs (0: no limit)")
+      ->type_name("P");
+  app.add_option("--max-depth", flags.max_depth, "cut a path after D decisions (default 100000)")
+      ->type_name("D")
+      ->check(CLI::Range(1u, 100000000u));
+  app.add_option("--time-limit", flags.time_limit, "stop after S seconds in all (0: none)")
+      ->type_name("S")
+      ->check(CLI::Range(0.0, 1e9));
+  app.add_option("--objective", flags.objective, "decisions (default) or cost (SymExec::cost)")
+      ->check(CLI::IsMember({"decisions", "cost"}));
+  app.add_option("--json", flags.json, "write the results as JSON")->type_name("FILE");
+  app.add_option("--trace-dir", flags.trace_dir, "write each size's witness as a trace here")
+      ->type_name("DIR");
+  app.footer(
+      "Replay a witness: " + name +
+      " replay TRACE.\n"
+      "Exit codes: 0 every search ran to its end, 2 bad usage, 3 a file could not be written,\n"
+      "4 a limit stopped a search, 130/143/129 a signal; replay: 1 the worst case reproduces,\n"
+      "0 it does not, 2 a bad trace.");
+}
+
+// Learns the policy of a guided search (printing where); nullopt and `code` set when it cannot.
+std::optional<BranchPolicy> learn(const Flags& flags, const Program& program,
+                                  const std::vector<int>& train, const std::string& name,
+                                  Session& session, int& code) {
+  const int history = flags.search == "wise" ? 0 : flags.history;
+  std::vector<SearchResult> trained;
+  SearchOptions o;
+  o.max_depth = flags.max_depth;
+  Result<BranchPolicy> learned = learn_policy(program, train, history, o, &trained);
+  if (!learned) {
+    std::cout << '\n';
+    std::cerr << name << ": " << learned.status().message() << '\n';
+    code = interrupts() > 0 ? interrupt_exit_code() : kExitUsage;
+    return std::nullopt;
+  }
+  std::string at;
+  for (const SearchResult& t : trained) {
+    at += fmt::format("{}n={} (longest {}, {} paths)", at.empty() ? "" : ", ", t.n, t.longest,
+                      t.paths);
+  }
+  std::cout << fmt::format(" (history {}, learned at {}: {} rules)", history, at,
+                           learned->rules.size());
+  session.set_learned(at);
+  return std::move(*learned);
+}
+
+}  // namespace
+
+int run_main(const std::vector<Program>& programs, int argc, char** argv,
+             std::string_view command) {
+  const std::string name =
+      command.empty() ? std::string(argc > 0 ? argv[0] : "worst-case") : std::string(command);
+  if (argc >= 2 && std::string_view(argv[1]) == "replay") {
+    if (argc != 3) {
+      std::cerr << "usage: " << name << " replay TRACE\n";
+      return kExitUsage;
+    }
+    return replay_command(programs, argv[2], name);
+  }
+  Flags flags;
+  CLI::App app(
+      "Worst-case input search: the feasible path of a program with the most symbolic decisions\n"
+      "at each input size, and an input that takes it (Z3). See docs/worst-case.md.\n",
+      name);
+  add_flags(app, flags, name);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  }
+  if (flags.list) {
+    for (const Program& p : programs) std::cout << p.name << "  " << p.description << '\n';
+    return kExitOk;
+  }
+  const Program* program = find_program(programs, flags.program);
+  if (program == nullptr) {
+    std::cerr << name << ": "
+              << (flags.program.empty() ? "no program given"
+                                        : "unknown program '" + escape_text(flags.program) + "'")
+              << " (the programs: " << program_list(programs) << ")\n";
+    return kExitUsage;
+  }
+  if (flags.sizes.empty()) {
+    std::cerr << name << ": --n is required: the input sizes, as in --n 3,4,5\n";
+    return kExitUsage;
+  }
+  Result<std::vector<int>> sizes = parse_sizes("--n", flags.sizes);
+  Result<std::vector<int>> train = parse_sizes("--train-n", flags.train);
+  for (const Status& st : {sizes.status(), train.status()}) {
+    if (!st) {
+      std::cerr << name << ": " << st.message() << '\n';
+      return kExitUsage;
+    }
+  }
+  install_interrupt_handlers();
+  std::cout << fmt::format("{}: {}, search {}", name, program->name, flags.search);
+  std::optional<BranchPolicy> policy;
+  Session session(flags, *program, name);
+  if (flags.search != "exhaustive") {
+    int code = kExitOk;
+    policy = learn(flags, *program, *train, name, session, code);
+    if (!policy) return code;
+  }
+  std::cout << '\n';
+  return session.run(*sizes, policy);
+}
+
+}  // namespace prowl::wc

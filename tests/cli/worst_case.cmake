@@ -1,0 +1,40 @@
+# prowl worst-case and the replay of its witnesses (docs/worst-case.md), on the bundled programs.
+set(wc_work ${PROWL_CLI_WORK}/worst_case)
+file(MAKE_DIRECTORY ${wc_work})
+
+prowl_cli_test(worst_case_lists_its_programs EXIT 0
+  STDOUT "^insertion_sort  .*\nboyer_moore3  .*\n$"
+  COMMAND ${prowl} worst-case --list)
+prowl_cli_test(worst_case_exhaustive_boyer_moore3 EXIT 0
+  STDOUT "n=3: longest 3 in 4 paths .*n=10: longest 9 in 40 paths .*n=20: longest 18 in 1093 paths "
+  JSON_FILE ${wc_work}/bm.json JSON_VERSION 1 JSON_MODEL boyer_moore3
+  COMMAND ${prowl} worst-case boyer_moore3 --n 3,10,20 --json ${wc_work}/bm.json)
+prowl_cli_test(worst_case_spf_wca_writes_witnesses EXIT 0
+  STDOUT "history 2, learned at n=6 \\(longest 6, 13 paths\\), n=7 \\(longest 6, 13 paths\\).*n=10: longest 9 in 1 path \\(first at path 1\\), 1 run,.*n=100: longest 99 in 1 path "
+  FILE ${wc_work}/traces/boyer_moore3-n10.trace
+  FILE_MATCHES "^prowl-trace 1 boyer_moore3 kind=worst-case n=10 length=9 search=spf-wca objective=decisions\n(# [TF] boyer_moore3.cpp:[0-9]+\n)+0 input text\\[0\\]=-?[0-9]+ "
+  COMMAND ${prowl} worst-case boyer_moore3 --n 10,100 --search spf-wca --train-n 6,7
+    --trace-dir ${wc_work}/traces)
+prowl_cli_test(worst_case_witness_replays EXIT 1
+  STDOUT "recorded  9 decisions\nreplayed  9 decisions: TTFTTFTTF\nreproduced: the input takes a path of 9 decisions, as recorded\n"
+  COMMAND ${prowl} replay ${wc_work}/traces/boyer_moore3-n10.trace)
+set_tests_properties(cli.worst_case_witness_replays PROPERTIES
+  DEPENDS cli.worst_case_spf_wca_writes_witnesses)
+prowl_cli_test(worst_case_wise_cannot_learn_boyer_moore3 EXIT 0
+  STDOUT "n=10: longest 9 in 40 paths "
+  COMMAND ${prowl} worst-case boyer_moore3 --n 10 --search wise --train-n 6)
+prowl_cli_test(worst_case_wise_sorts_in_one_path EXIT 0
+  STDOUT "n=12: longest 66 in 1 path "
+  COMMAND ${prowl} worst-case insertion_sort --n 12 --search wise --train-n 3)
+prowl_cli_test(worst_case_path_limit_is_inconclusive EXIT 4
+  STDOUT "n=8: longest [0-9]+ in 10 paths .*, path limit"
+  COMMAND ${prowl} worst-case insertion_sort --n 8 --max-paths 10)
+prowl_cli_test(worst_case_unknown_program EXIT 2
+  STDERR "unknown program 'nosuch' \\(the programs: insertion_sort, boyer_moore3\\)"
+  COMMAND ${prowl} worst-case nosuch --n 3)
+prowl_cli_test(worst_case_size_below_one EXIT 2
+  STDERR "--n 3,0: '0' is not a size \\(an integer from 1 to 100000"
+  COMMAND ${prowl} worst-case insertion_sort --n 3,0)
+prowl_cli_test(worst_case_needs_sizes EXIT 2
+  STDERR "--n is required"
+  COMMAND ${prowl} worst-case insertion_sort)
