@@ -4,12 +4,17 @@
 //   WC program=P search=S n=N longest=L paths=K paths_to_longest=J runs=R seconds=T end=E
 //   PAPER program=P search=S n=N longest=L paths=K time=M:SS
 //
-// usage: worst_case_bench [--smoke] [--large]
+//   WC program=P search=pyse(preN0) n=N longest=L paths=MEDIAN seeds=5 each=K,K,... seconds=T
+//
+// usage: worst_case_bench [--smoke] [--large] [--pyse]
 //   default  boyer_moore3 at n = 3, 4, 5, 10, 20: exhaustive, wise (n0=6), spf-wca h=2 (n0=6,7;
 //            also n = 30, 100) and spf-wca h=2 (n0=3,4; also n = 30); insertion_sort exhaustive
 //            n = 2..8 and wise (n0=3) n = 2..12
 //   --large  also boyer_moore3 exhaustive at n = 30 (88,573 paths)
+//            and PySE pre-trained at 5 on boyer_moore3 at n = 3 .. 100, seeds 1..5, each size run
+//            until the known longest (at most 2000 runs): the median runs beside the paper's
 //   --smoke  boyer_moore3 n = 3, 4, 5, 10 and insertion_sort n = 2..6 only
+//   --pyse   the PySE rows only
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +25,7 @@
 
 #include <fmt/format.h>
 
+#include "prowl/worstcase/pyse.hpp"
 #include "prowl/worstcase/search.hpp"
 #include "worst_case/programs.hpp"
 
@@ -65,6 +71,13 @@ const PaperRow kGrepRows[] = {
     {"spf-wca(6,7)", 20, 18, "1", "0:00"},
     {"spf-wca(6,7)", 30, 30, "1", "0:00"},
     {"spf-wca(6,7)", 100, 99, "1", "0:00"},
+    {"pyse(pre5)", 3, 3, "2", "0:11"},
+    {"pyse(pre5)", 4, 3, "2", "0:11"},
+    {"pyse(pre5)", 5, 3, "2", "0:11"},
+    {"pyse(pre5)", 10, 9, "2", "0:11"},
+    {"pyse(pre5)", 20, 18, "2", "0:12"},
+    {"pyse(pre5)", 30, 30, "3", "0:20"},
+    {"pyse(pre5)", 100, 99, "276", "48:21"},
 };
 
 void print_paper(const std::string& program, const std::string& search, int n) {
@@ -117,6 +130,57 @@ int run_guided(const Program& p, const std::string& label, const std::vector<int
   return 0;
 }
 
+// PySE pre-trained at n0 on boyer_moore3, then each size until the known longest, over `seeds`
+// seeds; prints each seed's runs and the median.
+int run_pyse(const Program& p, int n0, const std::vector<int>& sizes, int seeds,
+             const SearchOptions& o) {
+  std::vector<std::vector<std::uint64_t>> runs(sizes.size());
+  std::vector<double> seconds(sizes.size(), 0);
+  for (int seed = 1; seed <= seeds; ++seed) {
+    prowl::wc::PyseOptions po;
+    po.seed = static_cast<std::uint64_t>(seed);
+    if (const char* lr = std::getenv("PYSE_LR")) po.learning_rate = std::atof(lr);
+    if (const char* k = std::getenv("PYSE_PASSES")) po.replay_passes = std::atoi(k);
+    if (const char* eps = std::getenv("PYSE_EPS")) po.epsilon = std::atof(eps);
+    prowl::wc::Pyse pyse(p, po);
+    if (auto pre = pyse.search(n0, o); !pre) {
+      std::fprintf(stderr, "%s\n", pre.status().message().c_str());
+      return 1;
+    }
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      SearchOptions target = o;
+      target.target = static_cast<std::uint64_t>(3 * (sizes[i] / 3));
+      target.max_paths = 2000;
+      auto r = pyse.search(sizes[i], target);
+      if (!r) {
+        std::fprintf(stderr, "%s\n", r.status().message().c_str());
+        return 1;
+      }
+      // Not found within the limit: more than any count found.
+      runs[i].push_back(r->longest >= target.target ? r->runs_to_longest : UINT64_MAX);
+      seconds[i] += r->seconds;
+    }
+  }
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    std::vector<std::uint64_t> sorted = runs[i];
+    std::sort(sorted.begin(), sorted.end());
+    std::string each;
+    for (std::uint64_t r : runs[i]) {
+      each += (each.empty() ? "" : ",") + (r == UINT64_MAX ? ">2000" : std::to_string(r));
+    }
+    fmt::print(
+        "WC program={} search=pyse(pre{}) n={} longest={} paths={} seeds={} each={} "
+        "seconds={:.3f}\n",
+        p.name, n0, sizes[i], 3 * (sizes[i] / 3),
+        sorted[sorted.size() / 2] == UINT64_MAX ? std::string(">2000")
+                                                : std::to_string(sorted[sorted.size() / 2]),
+        seeds, each, seconds[i] / seeds);
+    print_paper(p.name, "pyse(pre" + std::to_string(n0) + ")", sizes[i]);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
 const Program& program(const char* name) {
   for (const Program& p : prowl::wc::examples::bundled_programs()) {
     if (p.name == name) return p;
@@ -128,12 +192,14 @@ const Program& program(const char* name) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool smoke = false, large = false;
+  bool smoke = false, large = false, pyse_only = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--smoke") == 0) {
       smoke = true;
     } else if (std::strcmp(argv[i], "--large") == 0) {
       large = true;
+    } else if (std::strcmp(argv[i], "--pyse") == 0) {
+      pyse_only = true;
     } else {
       std::fprintf(stderr, "usage: worst_case_bench [--smoke] [--large]\n");
       return 2;
@@ -143,6 +209,7 @@ int main(int argc, char** argv) {
   options.time_limit = 600;
   const Program& bm = program("boyer_moore3");
   const Program& sort = program("insertion_sort");
+  if (pyse_only) return run_pyse(bm, 5, {3, 4, 5, 10, 20, 30, 100}, 5, options);
   std::vector<int> exhaustive_sizes = {3, 4, 5, 10};
   std::vector<int> guided_sizes = {3, 4, 5, 10};
   if (!smoke) {
@@ -166,5 +233,6 @@ int main(int argc, char** argv) {
   for (int n = 2; n <= (smoke ? 6 : 12); ++n) sort_guided.push_back(n);
   code |= run_exhaustive(sort, sort_exhaustive, options);
   code |= run_guided(sort, "wise", {3}, 0, sort_guided, options);
+  if (!smoke) code |= run_pyse(bm, 5, {3, 4, 5, 10, 20, 30, 100}, 5, options);
   return code;
 }

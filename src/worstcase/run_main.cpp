@@ -1,5 +1,6 @@
 #include "prowl/worstcase/run_main.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "prowl/core/escape.hpp"
 #include "prowl/core/exit_code.hpp"
 #include "prowl/core/interrupt.hpp"
+#include "prowl/worstcase/pyse.hpp"
 #include "prowl/worstcase/search.hpp"
 #include "prowl/worstcase/witness.hpp"
 
@@ -23,11 +25,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr std::uint64_t kPyseDefaultPaths = 1000;
+
 struct Flags {
   std::string program;
   std::string sizes = "";
   std::string search = "exhaustive";
   std::string train = "3";
+  int pretrain = 5;
   int history = 2;
   std::uint64_t max_paths = 0;
   std::uint32_t max_depth = 100000;
@@ -36,6 +41,7 @@ struct Flags {
   std::string json;
   std::string trace_dir;
   bool list = false;
+  std::uint64_t seed = 1;
 };
 
 // "3,4,5" into sizes of 1 or more.
@@ -84,6 +90,7 @@ nlohmann::json result_json(const SearchResult& r, const std::string& trace) {
                         {"paths", r.paths},
                         {"paths_to_longest", r.paths_to_longest},
                         {"runs", r.runs},
+                        {"runs_to_longest", r.runs_to_longest},
                         {"cut", r.cut},
                         {"seconds", r.seconds},
                         {"input", input},
@@ -107,7 +114,8 @@ class Session {
   Session(const Flags& flags, const Program& program, std::string_view command)
       : flags_(flags), program_(program), command_(command) {}
 
-  int run(const std::vector<int>& sizes, const std::optional<BranchPolicy>& policy) {
+  int run(const std::vector<int>& sizes, const std::optional<BranchPolicy>& policy,
+          Pyse* pyse = nullptr) {
     const Clock::time_point start = Clock::now();
     bool stopped = false;
     for (int n : sizes) {
@@ -118,8 +126,9 @@ class Session {
         stopped = true;
         continue;
       }
-      Result<SearchResult> r =
-          policy ? guided(program_, n, *policy, options) : exhaustive(program_, n, options);
+      Result<SearchResult> r = pyse     ? pyse->search(n, options)
+                               : policy ? guided(program_, n, *policy, options)
+                                        : exhaustive(program_, n, options);
       if (!r) {
         std::cerr << command_ << ": " << r.status().message() << '\n';
         return kExitUsage;
@@ -139,6 +148,8 @@ class Session {
   SearchOptions options_for(Clock::time_point start) const {
     SearchOptions o;
     o.max_paths = flags_.max_paths;
+    // PySE cannot tell it has the longest path until its tree is run: it stops at a budget.
+    if (flags_.search == "pyse" && o.max_paths == 0) o.max_paths = kPyseDefaultPaths;
     o.max_depth = flags_.max_depth;
     o.objective = flags_.objective == "cost" ? Objective::kCost : Objective::kDecisions;
     if (flags_.time_limit > 0) {
@@ -188,7 +199,7 @@ class Session {
                           {"search", flags_.search},
                           {"objective", flags_.objective},
                           {"results", results_}};
-    if (flags_.search == "spf-wca") out["history"] = flags_.history;
+    if (flags_.search == "spf-wca" || flags_.search == "pyse") out["history"] = flags_.history;
     if (!learned_.empty()) out["learned"] = learned_;
     if (interrupts() > 0) out["interrupted_by"] = std::string(signal_name(interrupt_signal()));
     return write_text(flags_.json, out.dump(2) + "\n", command_);
@@ -238,14 +249,19 @@ void add_flags(CLI::App& app, Flags& flags, const std::string& name) {
   app.add_flag("--list", flags.list, "list the programs");
   app.add_option("--n", flags.sizes, "the input sizes, comma-separated (3,4,5,10)")
       ->type_name("SIZES");
-  app.add_option("--search", flags.search, "exhaustive (default), wise or spf-wca")
-      ->check(CLI::IsMember({"exhaustive", "wise", "spf-wca"}));
+  app.add_option("--search", flags.search, "exhaustive (default), wise, spf-wca or pyse")
+      ->check(CLI::IsMember({"exhaustive", "wise", "spf-wca", "pyse"}));
+  app.add_option("--pretrain-n", flags.pretrain,
+                 "pyse: the size it learns at first, every path run (default 5)")
+      ->type_name("N0")
+      ->check(CLI::Range(1, 100000));
   app.add_option("--train-n", flags.train,
                  "the sizes wise and spf-wca learn their policy at, exhaustively (default 3)")
       ->type_name("SIZES");
   app.add_option("--history", flags.history,
                  "spf-wca: the decisions before a branch its policy reads (default 2)")
       ->check(CLI::Range(0, 64));
+  app.add_option("--seed", flags.seed, "pyse: the seed of its network and choices (default 1)");
   app.add_option("--max-paths", flags.max_paths, "stop a search after P runs (0: no limit)")
       ->type_name("P");
   app.add_option("--max-depth", flags.max_depth, "cut a path after D decisions (default 100000)")
@@ -291,6 +307,37 @@ std::optional<BranchPolicy> learn(const Flags& flags, const Program& program,
                            learned->rules.size());
   session.set_learned(at);
   return std::move(*learned);
+}
+
+// PySE: pre-trained at --pretrain-n, then each size with the same network.
+int run_pyse(const Flags& flags, const Program& program, const std::vector<int>& sizes,
+             const std::string& name, Session& session) {
+  const int smallest = *std::min_element(sizes.begin(), sizes.end());
+  if (flags.pretrain > smallest) {
+    std::cout << '\n';
+    std::cerr << name << ": --pretrain-n " << flags.pretrain << " is larger than the size "
+              << smallest << " of --n: pre-train at a size no larger than those searched\n";
+    return kExitUsage;
+  }
+  PyseOptions po;
+  po.history = flags.history;
+  po.seed = flags.seed;
+  Pyse pyse(program, po);
+  SearchOptions o;
+  o.max_depth = flags.max_depth;
+  o.max_paths = flags.max_paths > 0 ? flags.max_paths : kPyseDefaultPaths;
+  Result<SearchResult> pre = pyse.search(flags.pretrain, o);
+  if (!pre) {
+    std::cout << '\n';
+    std::cerr << name << ": " << pre.status().message() << '\n';
+    return kExitUsage;
+  }
+  const std::string at =
+      fmt::format("n={} (longest {}, {} runs)", flags.pretrain, pre->longest, pre->runs);
+  std::cout << fmt::format(" (history {}, seed {}, pre-trained at {})\n", flags.history, flags.seed,
+                           at);
+  session.set_learned(at);
+  return session.run(sizes, std::nullopt, &pyse);
 }
 
 }  // namespace
@@ -345,6 +392,7 @@ int run_main(const std::vector<Program>& programs, int argc, char** argv,
   std::cout << fmt::format("{}: {}, search {}", name, program->name, flags.search);
   std::optional<BranchPolicy> policy;
   Session session(flags, *program, name);
+  if (flags.search == "pyse") return run_pyse(flags, *program, *sizes, name, session);
   if (flags.search != "exhaustive") {
     int code = kExitOk;
     policy = learn(flags, *program, *train, name, session, code);

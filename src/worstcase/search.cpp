@@ -7,12 +7,13 @@
 
 #include "executor.hpp"
 #include "prowl/core/interrupt.hpp"
+#include "tally.hpp"
 
 namespace prowl::wc {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using detail::Clock;
 using detail::Decision;
 using detail::Feasible;
 using Allowed = BranchPolicy::Allowed;
@@ -42,22 +43,6 @@ class DfsChooser : public detail::Chooser {
   std::vector<bool> other_allowed_;
 };
 
-std::uint64_t objective_of(const detail::PathRecord& r, Objective objective) {
-  return objective == Objective::kCost ? r.cost : r.decisions.size();
-}
-
-// Why the search must stop now, or kComplete while it may go on.
-SearchEnd stop_reason(const SearchOptions& options, const SearchResult& result,
-                      Clock::time_point start) {
-  if (interrupts() > 0) return SearchEnd::kInterrupted;
-  if (options.max_paths > 0 && result.runs >= options.max_paths) return SearchEnd::kPathLimit;
-  if (options.time_limit > 0 &&
-      std::chrono::duration<double>(Clock::now() - start).count() >= options.time_limit) {
-    return SearchEnd::kTimeLimit;
-  }
-  return SearchEnd::kComplete;
-}
-
 // The depth-first search shared by exhaustive() and guided(). `longest_paths`, when given, gets
 // every complete path of the longest objective (up to kMaxLongestPaths).
 Result<SearchResult> depth_first(const Program& program, int n, const SearchOptions& options,
@@ -74,13 +59,14 @@ Result<SearchResult> depth_first(const Program& program, int n, const SearchOpti
   std::vector<Feasible> others;
   try {
     while (!pending.empty()) {
-      if ((result.end = stop_reason(options, result, start)) != SearchEnd::kComplete) break;
+      if ((result.end = detail::stop_reason(options, result, start)) != SearchEnd::kComplete) {
+        break;
+      }
       const std::vector<Decision> prefix = std::move(pending.back());
       pending.pop_back();
       others.clear();
       chooser.other_allowed().clear();
       detail::PathRecord r = executor.run(prefix, chooser, &others);
-      ++result.runs;
       // The sides not taken, deepest last, so that it runs next.
       for (std::size_t i = 0; i < others.size(); ++i) {
         if (others[i] != Feasible::kYes || !chooser.other_allowed()[i]) continue;
@@ -89,28 +75,22 @@ Result<SearchResult> depth_first(const Program& program, int n, const SearchOpti
         next.push_back({r.decisions[t].site, !r.decisions[t].taken});
         pending.push_back(std::move(next));
       }
-      if (r.end == detail::PathEnd::kDepth) ++result.cut;
-      if (r.end != detail::PathEnd::kComplete) continue;
-      ++result.paths;
-      const std::uint64_t value = objective_of(r, options.objective);
-      if (result.paths == 1 || value > result.longest) {
-        result.longest = value;
-        result.paths_to_longest = result.paths;
-        result.path = r.decisions;
-        result.input = r.input;
-        if (longest_paths != nullptr) longest_paths->clear();
+      if (detail::tally(result, r, options) && longest_paths != nullptr) {
+        // A new longest (first found by this path) replaces the ones before.
+        if (result.paths_to_longest == result.paths) longest_paths->clear();
+        if (longest_paths->size() < kMaxLongestPaths) {
+          longest_paths->push_back(std::move(r.decisions));
+        }
       }
-      if (longest_paths != nullptr && value == result.longest &&
-          longest_paths->size() < kMaxLongestPaths) {
-        longest_paths->push_back(std::move(r.decisions));
+      if (detail::reached_target(result, options)) {
+        result.end = SearchEnd::kTarget;
+        break;
       }
     }
   } catch (const detail::ProgramError& e) {
     return Status::invalid(program.name + ": " + e.what());
   }
-  result.unknown = executor.unknowns();
-  result.checks = executor.checks();
-  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  detail::finish(result, executor, start);
   return result;
 }
 
@@ -133,6 +113,43 @@ std::size_t conflicts(const std::map<std::vector<std::uint64_t>, std::set<bool>>
 }
 
 }  // namespace
+
+namespace detail {
+
+SearchEnd stop_reason(const SearchOptions& options, const SearchResult& result,
+                      Clock::time_point start) {
+  if (interrupts() > 0) return SearchEnd::kInterrupted;
+  if (options.max_paths > 0 && result.runs >= options.max_paths) return SearchEnd::kPathLimit;
+  if (options.time_limit > 0 &&
+      std::chrono::duration<double>(Clock::now() - start).count() >= options.time_limit) {
+    return SearchEnd::kTimeLimit;
+  }
+  return SearchEnd::kComplete;
+}
+
+bool tally(SearchResult& result, const PathRecord& r, const SearchOptions& options) {
+  ++result.runs;
+  if (r.end == PathEnd::kDepth) ++result.cut;
+  if (r.end != PathEnd::kComplete) return false;
+  ++result.paths;
+  const std::uint64_t value = options.objective == Objective::kCost ? r.cost : r.decisions.size();
+  if (result.paths == 1 || value > result.longest) {
+    result.longest = value;
+    result.paths_to_longest = result.paths;
+    result.runs_to_longest = result.runs;
+    result.path = r.decisions;
+    result.input = r.input;
+  }
+  return value == result.longest;
+}
+
+void finish(SearchResult& result, const Executor& executor, Clock::time_point start) {
+  result.unknown = executor.unknowns();
+  result.checks = executor.checks();
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace detail
 
 std::vector<std::uint64_t> BranchPolicy::context(const std::vector<PathStep>& so_far,
                                                  const Site& site) const {
@@ -218,6 +235,8 @@ std::string_view to_string(SearchEnd end) {
       return "time limit";
     case SearchEnd::kInterrupted:
       return "interrupted";
+    case SearchEnd::kTarget:
+      return "target reached";
   }
   return "?";
 }

@@ -38,3 +38,9 @@ prowl_cli_test(worst_case_size_below_one EXIT 2
 prowl_cli_test(worst_case_needs_sizes EXIT 2
   STDERR "--n is required"
   COMMAND ${prowl} worst-case insertion_sort)
+prowl_cli_test(worst_case_pyse_pretrained EXIT 0
+  STDOUT "search pyse \\(history 2, seed 1, pre-trained at n=5 \\(longest 3, 4 runs\\)\\)\n  n=5: longest 3 in 4 paths .*complete\n.*n=10: longest 9 in 40 paths .*complete"
+  COMMAND ${prowl} worst-case boyer_moore3 --n 5,10 --search pyse --pretrain-n 5)
+prowl_cli_test(worst_case_pretrain_larger_than_n EXIT 2
+  STDERR "--pretrain-n 5 is larger than the size 3 of --n"
+  COMMAND ${prowl} worst-case boyer_moore3 --n 3,10 --search pyse)

@@ -30,6 +30,8 @@ struct SearchOptions {
   std::uint64_t max_paths = 0;       // runs of the program; 0: no limit
   double time_limit = 0;             // seconds; 0: none
   Objective objective = Objective::kDecisions;
+  // Stop once a complete path reaches this objective (0: never), when the longest is known.
+  std::uint64_t target = 0;
 };
 
 enum class SearchEnd {
@@ -37,6 +39,7 @@ enum class SearchEnd {
   kPathLimit,    // max_paths runs
   kTimeLimit,    // time_limit
   kInterrupted,  // a signal
+  kTarget,       // a path reached SearchOptions::target
 };
 
 struct SearchResult {
@@ -46,6 +49,7 @@ struct SearchResult {
   std::uint64_t paths = 0;             // complete paths run
   std::uint64_t paths_to_longest = 0;  // complete paths run until the longest was first found
   std::uint64_t runs = 0;              // runs of the program, cut and infeasible ones included
+  std::uint64_t runs_to_longest = 0;   // runs until the longest was first found
   std::uint64_t cut = 0;               // paths stopped at max_depth ("interrupted")
   std::uint64_t unknown = 0;           // solver checks that answered unknown
   std::uint64_t checks = 0;            // solver checks

@@ -1,0 +1,93 @@
+#include "prowl/worstcase/pyse.hpp"
+
+#include <gtest/gtest.h>
+
+#include "worst_case/programs.hpp"
+
+namespace prowl::wc {
+namespace {
+
+const Program kInsertionSort{"insertion_sort", "", examples::insertion_sort};
+const Program kBoyerMoore3{"boyer_moore3", "", examples::boyer_moore3};
+
+TEST(QTarget, IsTheRewardAtTheEndAndAddsTheBestNextValueElsewhere) {
+  // One linear layer: Q(s) = W s + b, with W = [[1, 2], [3, -1]], b = [0.5, 0].
+  learn::Layer layer;
+  layer.weights.resize(2, 2);
+  layer.weights << 1, 2, 3, -1;
+  layer.bias.resize(2);
+  layer.bias << 0.5, 0;
+  const learn::Mlp q({layer}, learn::Activation::kRelu);
+  Experience end{{1, 0}, true, -20, {}};
+  EXPECT_EQ(q_target(q, end), -20);
+  // Q(s') for s' = (1, 1): (3.5, 2): the target is 1 + 3.5.
+  Experience step{{1, 0}, false, 1, {1, 1}};
+  EXPECT_EQ(q_target(q, step), 4.5);
+}
+
+TEST(Pyse, EveryRunIsANewPathSoTheTreeEndsAfterItsLeaves) {
+  // insertion_sort at n = 4 has 24 complete paths and no infeasible side (both sides of every
+  // decision are feasible until the path ends): the Unique Path Finder makes every run a new one.
+  Pyse pyse(kInsertionSort, {});
+  Result<SearchResult> r = pyse.search(4, {});
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->end, SearchEnd::kComplete);
+  EXPECT_EQ(r->paths, 24u);
+  EXPECT_EQ(r->longest, 6u);
+}
+
+TEST(Pyse, AnInfeasiblePickEndsThePathWithMinusTwenty) {
+  // x > 0, then x < 0: on the True side of the first, the True side of the second is infeasible.
+  const Program p{"p", "", [](SymExec& ex, int) {
+                    const z3::expr x = ex.int_input("x");
+                    if (ex.branch(PROWL_SITE, x > 0)) ex.branch(PROWL_SITE, x < 0);
+                  }};
+  PyseOptions options;
+  options.epsilon = 0;
+  Pyse pyse(p, options);
+  Result<SearchResult> r = pyse.search(1, {});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->end, SearchEnd::kComplete);
+  EXPECT_EQ(r->paths, 2u);  // True then False, and False
+  int infeasible = 0, terminal = 0;
+  for (const Experience& e : pyse.experiences()) {
+    infeasible += e.reward == -20 ? 1 : 0;
+    terminal += e.next.empty() ? 1 : 0;
+    if (e.reward == -20) {
+      EXPECT_TRUE(e.next.empty());
+    }
+  }
+  EXPECT_EQ(infeasible, 1);
+  EXPECT_EQ(r->runs, 3u);  // the infeasible pick was a run of its own
+  EXPECT_EQ(terminal, 3);
+}
+
+TEST(Pyse, FeaturesAreTheSiteSlotTheSideAndThePresenceOfEachDecision) {
+  Pyse pyse(kBoyerMoore3, {});  // history 2: three slots of 16 sites + side + present
+  const Site s = PROWL_SITE;
+  const std::vector<double> f = pyse.features({{s, true}}, s);
+  ASSERT_EQ(f.size(), 54u);
+  EXPECT_EQ(f[0], 1);   // the current site, slot 0
+  EXPECT_EQ(f[16], 0);  // no side yet
+  EXPECT_EQ(f[17], 1);
+  EXPECT_EQ(f[18], 1);  // the previous decision: same site, True
+  EXPECT_EQ(f[34], 1);
+  EXPECT_EQ(f[35], 1);
+  EXPECT_EQ(f[53], 0);  // two decisions back: none
+}
+
+TEST(Pyse, PreTrainedAtFiveFindsBoyerMoore3sLongestAtTwentyWithATarget) {
+  Pyse pyse(kBoyerMoore3, {});
+  ASSERT_TRUE(pyse.search(5, {}));
+  SearchOptions options;
+  options.target = 18;
+  options.max_paths = 2000;
+  Result<SearchResult> r = pyse.search(20, options);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->end, SearchEnd::kTarget);
+  EXPECT_EQ(r->longest, 18u);
+  EXPECT_LT(r->runs_to_longest, 1093u);  // fewer than the exhaustive tree
+}
+
+}  // namespace
+}  // namespace prowl::wc
