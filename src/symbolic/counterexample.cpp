@@ -4,6 +4,7 @@
 
 #include "prowl/core/status.hpp"
 #include "prowl/symbolic/region.hpp"
+#include "solver.hpp"
 
 namespace prowl::sym {
 
@@ -45,7 +46,7 @@ Counterexample walk_back(const TransitionSystem& system,
       steps.push_back(z3::mk_and(parts));
       paths.push_back(&t);
     }
-    z3::solver solver(context);
+    z3::solver solver = make_solver(context);
     solver.add(z3::mk_or(at));
     solver.add(z3::mk_or(steps));
     const z3::check_result r = solver.check();

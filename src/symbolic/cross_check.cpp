@@ -11,6 +11,7 @@
 #include "prowl/explore/object_model.hpp"
 #include "prowl/strategy/bfs.hpp"
 #include "prowl/symbolic/region.hpp"
+#include "solver.hpp"
 
 namespace prowl::sym {
 
@@ -85,7 +86,7 @@ std::vector<Valuation> input_combinations(const std::vector<std::size_t>& reads,
 }
 
 Result<Valuation> the_initial_state(const TransitionSystem& system) {
-  z3::solver solver(system.context());
+  z3::solver solver = make_solver(system.context());
   solver.add(system.initial());
   if (solver.check() != z3::sat) return Status::invalid("init: no initial state");
   const Valuation first = values_in(system, solver.get_model());

@@ -5,6 +5,7 @@
 
 #include "hull.hpp"
 #include "prowl/core/status.hpp"
+#include "solver.hpp"
 
 namespace prowl::sym {
 
@@ -188,8 +189,8 @@ CubeFrontier::CubeFrontier(const TransitionSystem& system, ImageMode mode)
       eliminate_(elimination_for(system.context(), mode)),
       bound_(system.now_vector()),
       control_(control_variables(system)),
-      outside_reach_(system.context()),
-      scratch_(system.context()) {
+      outside_reach_(make_solver(system.context())),
+      scratch_(make_solver(system.context())) {
   for (const InputVar& p : system.inputs()) bound_.push_back(p.value);
 }
 
@@ -265,7 +266,7 @@ std::vector<z3::expr> CubeFrontier::image(const z3::expr& cube) {
 
 void CubeFrontier::merge(std::vector<Located>& cubes, const std::vector<z3::expr>& image) {
   // Reach_{i+1} = Reach_i ∪ image: a join may only cover states in it.
-  z3::solver outside(system_.context());
+  z3::solver outside = make_solver(system_.context());
   // Merging only keeps the frontier small: a check that takes too long counts as "no".
   z3::params params(system_.context());
   params.set("timeout", kMergeCheckMs);

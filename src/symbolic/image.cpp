@@ -2,6 +2,7 @@
 
 #include "prowl/core/status.hpp"
 #include "prowl/symbolic/region.hpp"
+#include "solver.hpp"
 
 namespace prowl::sym {
 
@@ -17,7 +18,7 @@ std::optional<z3::expr> Psyco::apply(const Transition& path, const z3::expr& sta
   z3::expr_vector fresh_inputs(context);
   for (const InputVar& p : system_->inputs()) fresh_inputs.push_back(fresh(p.value.get_sort()));
   const z3::expr guard = substituted(path.guard, inputs, fresh_inputs);
-  z3::solver solver(context);
+  z3::solver solver = make_solver(context);
   solver.add(state);
   if (!path.guard.is_true()) solver.add(guard);
   // unknown: keep the path. A state whose guard cannot hold has no state in it, so keeping it
@@ -60,7 +61,7 @@ std::optional<std::vector<z3::expr>> Psyco::difference(const std::vector<z3::exp
   const z3::expr not_reach = outside(*system_, reach);
   std::vector<z3::expr> out;
   for (const z3::expr& state : candidates) {
-    z3::solver solver(system_->context());
+    z3::solver solver = make_solver(system_->context());
     // The state's own history is free, so the query reads it existentially.
     solver.add(state);
     solver.add(not_reach);

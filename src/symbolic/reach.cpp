@@ -13,6 +13,7 @@
 #include "prowl/core/interrupt.hpp"
 #include "prowl/symbolic/image.hpp"
 #include "prowl/symbolic/region.hpp"
+#include "solver.hpp"
 
 namespace prowl::sym {
 
@@ -185,7 +186,7 @@ class Search {
     for (std::size_t i = 0; i < result_.checks.size(); ++i) {
       Check& check = result_.checks[i];
       if (check.verdict != Verdict::kOpen) continue;
-      z3::solver solver(context_);
+      z3::solver solver = make_solver(context_);
       solver.add(frontier);
       solver.add(targets_[i]);
       const z3::check_result r = solver.check();

@@ -1,4 +1,5 @@
 #include "prowl/symbolic/region.hpp"
+#include "solver.hpp"
 
 #include <sstream>
 #include <unordered_set>
@@ -66,7 +67,7 @@ Answer equivalent(const TransitionSystem& system, const std::vector<z3::expr>& a
   for (int direction = 0; direction < 2; ++direction) {
     const auto& inner = direction == 0 ? a : b;
     const auto& outer = direction == 0 ? b : a;
-    z3::solver solver(context);
+    z3::solver solver = make_solver(context);
     solver.add(disjunction(context, inner));
     solver.add(outside(system, outer));
     switch (solver.check()) {
@@ -86,7 +87,7 @@ std::optional<std::uint64_t> count_states(const TransitionSystem& system,
                                           const std::vector<z3::expr>& region,
                                           const std::vector<z3::expr>& minus, std::uint64_t limit) {
   z3::context& context = system.context();
-  z3::solver solver(context);
+  z3::solver solver = make_solver(context);
   solver.add(disjunction(context, region));
   if (!minus.empty()) solver.add(outside(system, minus));
   std::uint64_t count = 0;

@@ -220,7 +220,13 @@ void SymExec::cost(std::uint64_t amount) { run_->cost(amount); }
 namespace prowl::wc::detail {
 
 Executor::Executor(const Program& program, int n, std::uint32_t max_depth)
-    : program_(program), n_(n), max_depth_(max_depth), solver_(context_) {}
+    : program_(program), n_(n), max_depth_(max_depth), solver_(context_) {
+  // Leave SIGINT to prowl: Z3's own Ctrl-C handler would take it during a check, cancel only that
+  // check, and keep the search from ever seeing the signal.
+  z3::params params(context_);
+  params.set("ctrl_c", false);
+  solver_.set(params);
+}
 
 Executor::~Executor() = default;
 
