@@ -1,6 +1,7 @@
 #include "prowl/worstcase/pyse.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <numeric>
@@ -196,8 +197,68 @@ void Pyse::replay() {
   }
 }
 
+learn::PolicyFile Pyse::to_policy() const {
+  std::vector<std::uint32_t> ids(site_slots_.size());
+  for (const auto& [id, slot] : site_slots_) ids[static_cast<std::size_t>(slot)] = id;
+  std::string sites, trained;
+  for (std::uint32_t id : ids) sites += (sites.empty() ? "" : ",") + std::to_string(id);
+  for (int n : trained_) trained += (trained.empty() ? "" : ",") + std::to_string(n);
+  return learn::PolicyFile{{{"program", program_.name},
+                            {"search", "pyse"},
+                            {"history", std::to_string(options_.history)},
+                            {"sites", sites},
+                            {"seed", std::to_string(options_.seed)},
+                            {"trained", trained}},
+                           q_};
+}
+
+Status Pyse::load_policy(const learn::PolicyFile& policy, const std::string& source) {
+  std::map<std::string, std::string> h(policy.header.begin(), policy.header.end());
+  for (const char* key : {"program", "search", "history", "sites"}) {
+    if (h.count(key) == 0) {
+      return Status::invalid(source + ": the policy has no " + key +
+                             "= line (prowl worst-case --policy-out writes it)");
+    }
+  }
+  if (h["search"] != "pyse") {
+    return Status::invalid(source + ": the policy is of search '" + h["search"] + "', not pyse");
+  }
+  if (h["program"] != program_.name) {
+    return Status::invalid(source + ": the policy is of program '" + h["program"] + "', not '" +
+                           program_.name + "'");
+  }
+  if (h["history"] != std::to_string(options_.history)) {
+    return Status::invalid(source + ": the policy reads " + h["history"] +
+                           " decisions of history, not " + std::to_string(options_.history) +
+                           ": give --history " + h["history"]);
+  }
+  if (policy.network.sizes() != q_.sizes()) {
+    return Status::invalid(source + ": the policy's network is not the shape PySE uses here");
+  }
+  std::map<std::uint32_t, int> slots;
+  std::size_t at = 0;
+  const std::string& text = h["sites"];
+  while (at < text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    std::uint32_t id = 0;
+    const char* first = text.data() + at;
+    const char* last = text.data() + comma;
+    if (std::from_chars(first, last, id).ptr != last) {
+      return Status::invalid(source + ": sites=" + text + ": not a list of site ids");
+    }
+    slots.emplace(id, static_cast<int>(slots.size()));
+    at = comma + 1;
+  }
+  learn::Mlp network = policy.network;
+  network.set_options(q_.options());
+  q_ = std::move(network);
+  site_slots_ = std::move(slots);
+  return Status::ok();
+}
+
 Result<SearchResult> Pyse::search(int n, const SearchOptions& options) {
   if (n < 1) return Status::invalid("the input size n must be 1 or more");
+  trained_.push_back(n);
   const Clock::time_point start = Clock::now();
   SearchResult result;
   result.n = n;

@@ -42,6 +42,7 @@ struct Flags {
   std::string trace_dir;
   bool list = false;
   std::uint64_t seed = 1;
+  std::string policy_in, policy_out;
 };
 
 // "3,4,5" into sizes of 1 or more.
@@ -262,6 +263,12 @@ void add_flags(CLI::App& app, Flags& flags, const std::string& name) {
                  "spf-wca: the decisions before a branch its policy reads (default 2)")
       ->check(CLI::Range(0, 64));
   app.add_option("--seed", flags.seed, "pyse: the seed of its network and choices (default 1)");
+  app.add_option("--policy-in", flags.policy_in,
+                 "pyse: start from this policy file instead of pre-training")
+      ->type_name("FILE");
+  app.add_option("--policy-out", flags.policy_out,
+                 "pyse: write the network as a policy file after the last size")
+      ->type_name("FILE");
   app.add_option("--max-paths", flags.max_paths, "stop a search after P runs (0: no limit)")
       ->type_name("P");
   app.add_option("--max-depth", flags.max_depth, "cut a path after D decisions (default 100000)")
@@ -313,7 +320,7 @@ std::optional<BranchPolicy> learn(const Flags& flags, const Program& program,
 int run_pyse(const Flags& flags, const Program& program, const std::vector<int>& sizes,
              const std::string& name, Session& session) {
   const int smallest = *std::min_element(sizes.begin(), sizes.end());
-  if (flags.pretrain > smallest) {
+  if (flags.policy_in.empty() && flags.pretrain > smallest) {
     std::cout << '\n';
     std::cerr << name << ": --pretrain-n " << flags.pretrain << " is larger than the size "
               << smallest << " of --n: pre-train at a size no larger than those searched\n";
@@ -323,21 +330,45 @@ int run_pyse(const Flags& flags, const Program& program, const std::vector<int>&
   po.history = flags.history;
   po.seed = flags.seed;
   Pyse pyse(program, po);
-  SearchOptions o;
-  o.max_depth = flags.max_depth;
-  o.max_paths = flags.max_paths > 0 ? flags.max_paths : kPyseDefaultPaths;
-  Result<SearchResult> pre = pyse.search(flags.pretrain, o);
-  if (!pre) {
-    std::cout << '\n';
-    std::cerr << name << ": " << pre.status().message() << '\n';
-    return kExitUsage;
+  std::string at;
+  if (!flags.policy_in.empty()) {
+    Result<learn::PolicyFile> policy = learn::read_policy_file(flags.policy_in);
+    Status loaded = policy ? pyse.load_policy(*policy, flags.policy_in) : policy.status();
+    if (!loaded) {
+      std::cout << '\n';
+      std::cerr << name << ": " << loaded.message() << '\n';
+      return kExitUsage;
+    }
+    at = flags.policy_in;
+    for (const auto& [key, value] : policy->header) {
+      if (key == "trained") at += " (trained at n=" + value + ")";
+    }
+    std::cout << fmt::format(" (history {}, seed {}, policy from {})\n", flags.history, flags.seed,
+                             at);
+  } else {
+    SearchOptions o;
+    o.max_depth = flags.max_depth;
+    o.max_paths = flags.max_paths > 0 ? flags.max_paths : kPyseDefaultPaths;
+    Result<SearchResult> pre = pyse.search(flags.pretrain, o);
+    if (!pre) {
+      std::cout << '\n';
+      std::cerr << name << ": " << pre.status().message() << '\n';
+      return kExitUsage;
+    }
+    at = fmt::format("n={} (longest {}, {} runs)", flags.pretrain, pre->longest, pre->runs);
+    std::cout << fmt::format(" (history {}, seed {}, pre-trained at {})\n", flags.history,
+                             flags.seed, at);
   }
-  const std::string at =
-      fmt::format("n={} (longest {}, {} runs)", flags.pretrain, pre->longest, pre->runs);
-  std::cout << fmt::format(" (history {}, seed {}, pre-trained at {})\n", flags.history, flags.seed,
-                           at);
   session.set_learned(at);
-  return session.run(sizes, std::nullopt, &pyse);
+  int code = session.run(sizes, std::nullopt, &pyse);
+  if (!flags.policy_out.empty()) {
+    if (Status st = learn::write_policy_file(flags.policy_out, pyse.to_policy()); !st) {
+      std::cerr << name << ": " << st.message() << '\n';
+      return code == kExitOk || code == kExitInconclusive ? kExitEnvironment : code;
+    }
+    std::cout << "policy written to " << flags.policy_out << '\n';
+  }
+  return code;
 }
 
 }  // namespace

@@ -44,3 +44,21 @@ prowl_cli_test(worst_case_pyse_pretrained EXIT 0
 prowl_cli_test(worst_case_pretrain_larger_than_n EXIT 2
   STDERR "--pretrain-n 5 is larger than the size 3 of --n"
   COMMAND ${prowl} worst-case boyer_moore3 --n 3,10 --search pyse)
+prowl_cli_test(worst_case_pyse_writes_its_policy EXIT 0
+  STDOUT "pre-trained at n=5 .*n=10: longest 9 in 40 paths .*policy written to [^\n]*/bm.policy\n"
+  FILE ${wc_work}/bm.policy
+  FILE_MATCHES "^prowl-policy 1\nsizes=54,32,32,2\nactivation=relu\nprogram=boyer_moore3\nsearch=pyse\nhistory=2\nsites=[0-9]+\nseed=1\ntrained=5,10\nweights 1\n"
+  COMMAND ${prowl} worst-case boyer_moore3 --n 10 --search pyse --policy-out ${wc_work}/bm.policy)
+prowl_cli_test(worst_case_pyse_reads_its_policy EXIT 4
+  STDOUT "policy from [^\n]*/bm.policy \\(trained at n=5,10\\)\\)\n  n=20: longest 18 in 20 paths "
+  COMMAND ${prowl} worst-case boyer_moore3 --n 20 --search pyse --policy-in ${wc_work}/bm.policy
+    --max-paths 20)
+prowl_cli_test(worst_case_policy_of_another_program EXIT 2
+  STDERR "bm.policy: the policy is of program 'boyer_moore3', not 'insertion_sort'"
+  COMMAND ${prowl} worst-case insertion_sort --n 4 --search pyse --policy-in ${wc_work}/bm.policy)
+prowl_cli_test(worst_case_policy_of_another_history EXIT 2
+  STDERR "bm.policy: the policy reads 2 decisions of history, not 3: give --history 2"
+  COMMAND ${prowl} worst-case boyer_moore3 --n 4 --search pyse --policy-in ${wc_work}/bm.policy
+    --history 3)
+set_tests_properties(cli.worst_case_pyse_reads_its_policy cli.worst_case_policy_of_another_program
+  cli.worst_case_policy_of_another_history PROPERTIES DEPENDS cli.worst_case_pyse_writes_its_policy)

@@ -24,6 +24,7 @@
 #include "prowl/core/rng.hpp"
 #include "prowl/core/status.hpp"
 #include "prowl/learn/mlp.hpp"
+#include "prowl/learn/policy_file.hpp"
 #include "prowl/worstcase/search.hpp"
 
 namespace prowl::wc {
@@ -64,6 +65,14 @@ class Pyse {
   // one-hot slot, the side taken (0 for the current decision) and whether the slot is filled.
   std::vector<double> features(const std::vector<PathStep>& so_far, const Site& site);
 
+  // The network and what it needs to be used again, as a policy file: program=, search=pyse,
+  // history=, sites= (the site ids in slot order), seed=, trained= (the sizes it ran at).
+  learn::PolicyFile to_policy() const;
+  // Takes the network and the site slots of a policy file written by to_policy(). An invalid
+  // Status naming `source` when the file is of another program, another history length, another
+  // network shape, or lacks a key.
+  Status load_policy(const learn::PolicyFile& policy, const std::string& source);
+
   const learn::Mlp& network() const { return q_; }
   const PyseOptions& options() const { return options_; }
   // The experiences in the buffer, oldest first.
@@ -83,6 +92,7 @@ class Pyse {
   std::map<std::uint32_t, int> site_slots_;
   std::deque<Experience> buffer_;
   std::set<std::string> known_;  // keys of the experiences in the buffer
+  std::vector<int> trained_;     // the sizes searched
 };
 
 }  // namespace prowl::wc

@@ -5,7 +5,8 @@
 //     return prowl::wc::run_main({{"my_sort", "my sort", my_sort}}, argc, argv);
 //   }
 //
-//   BINARY PROGRAM --n 3,4,5 [--search exhaustive|wise|spf-wca] [--train-n 6,7] [--history 2]
+//   BINARY PROGRAM --n 3,4,5 [--search exhaustive|wise|spf-wca|pyse] [--train-n 6,7]
+//          [--history 2] [--pretrain-n 5] [--seed S] [--policy-in FILE] [--policy-out FILE]
 //          [--max-paths P] [--max-depth D] [--time-limit S] [--objective decisions|cost]
 //          [--json FILE] [--trace-dir DIR]
 //   BINARY replay TRACE

@@ -89,5 +89,25 @@ TEST(Pyse, PreTrainedAtFiveFindsBoyerMoore3sLongestAtTwentyWithATarget) {
   EXPECT_LT(r->runs_to_longest, 1093u);  // fewer than the exhaustive tree
 }
 
+TEST(Pyse, ItsPolicyFileGivesAnotherPyseTheSameNetworkAndSiteSlots) {
+  Pyse trained(kBoyerMoore3, {});
+  ASSERT_TRUE(trained.search(5, {}));
+  Result<learn::PolicyFile> read =
+      learn::parse_policy(learn::write_policy(trained.to_policy()), "bm.policy");
+  ASSERT_TRUE(read) << read.status().message();
+  PyseOptions other;
+  other.seed = 99;  // another initial network, replaced by the file's
+  Pyse loaded(kBoyerMoore3, other);
+  ASSERT_TRUE(loaded.load_policy(*read, "bm.policy"));
+  const Site s = PROWL_SITE;
+  const std::vector<double> f = trained.features({{s, true}}, s);
+  EXPECT_EQ(loaded.features({{s, true}}, s), f);
+  EXPECT_EQ(loaded.network().forward(Eigen::Map<const Eigen::VectorXd>(f.data(), 54)),
+            trained.network().forward(Eigen::Map<const Eigen::VectorXd>(f.data(), 54)));
+  Pyse sort(kInsertionSort, {});
+  EXPECT_EQ(sort.load_policy(*read, "bm.policy").message(),
+            "bm.policy: the policy is of program 'boyer_moore3', not 'insertion_sort'");
+}
+
 }  // namespace
 }  // namespace prowl::wc
