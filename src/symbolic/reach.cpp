@@ -144,6 +144,10 @@ class Search {
   void stop_for(const std::string& why) {
     if (why.rfind("interrupted by ", 0) == 0) result_.signal = interrupt_signal();
     stop(ReachStatus::kInterrupted, why);
+    // A check whose query the interruption cut short was not undecidable: it is still open.
+    for (Check& c : result_.checks) {
+      if (c.verdict == Verdict::kUnknown) c.verdict = Verdict::kOpen;
+    }
   }
 
  private:

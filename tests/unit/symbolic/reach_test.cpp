@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include "counter2.hpp"
+#include "prowl/core/interrupt.hpp"
 #include "prowl/symbolic/image.hpp"
 #include "prowl/symbolic/region.hpp"
 #include "symbolic/cubes.hpp"
@@ -154,6 +157,22 @@ TEST(Reach, CubesStayAtOneControlLocationEach) {
       EXPECT_EQ(solver.check(), z3::unsat) << cube;
     }
   }
+}
+
+TEST(Reach, AnInterruptBeforeTheSearchStopsItWithItsSignalAndOpenChecks) {
+  z3::context c;
+  Counter2 m(c);
+  m.ts.invariant("x_bounded", m.x <= 4);
+  m.ts.invariant("y_bounded", m.y <= 2);
+  clear_interrupts();
+  request_interrupt(SIGINT);
+  const ReachResult r = reach(m.ts);
+  clear_interrupts();
+  EXPECT_EQ(r.status, ReachStatus::kInterrupted);
+  EXPECT_EQ(r.signal, SIGINT);
+  EXPECT_EQ(r.reason, "interrupted by SIGINT");
+  ASSERT_EQ(r.checks.size(), 2u);
+  for (const Check& check : r.checks) EXPECT_EQ(check.verdict, Verdict::kOpen) << check.finding;
 }
 
 TEST(Reach, NonlinearInputEndsUnknownInPsycoMode) {
