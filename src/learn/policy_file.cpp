@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "prowl/core/escape.hpp"
+#include "prowl/core/text_file.hpp"
 
 namespace prowl::learn {
 namespace {
@@ -381,14 +382,9 @@ Result<PolicyFile> parse_policy(std::string_view text, const std::string& source
 }
 
 Result<PolicyFile> read_policy_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Status::invalid(
-        fmt::format("{}: cannot read the policy file: {}", path, std::strerror(errno)));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_policy(text.str(), path);
+  Result<std::string> text = read_text_file(path, "policy file");
+  if (!text) return text.status();
+  return parse_policy(*text, path);
 }
 
 Status write_policy_file(const std::string& path, const PolicyFile& policy) {

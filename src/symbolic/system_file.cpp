@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "prowl/core/text_file.hpp"
 #include "prowl/symbolic/region.hpp"
 #include "term_parser.hpp"
 
@@ -385,11 +386,9 @@ Result<SystemFile> parse_system_file(z3::context& context, std::string_view text
 }
 
 Result<SystemFile> read_system_file(z3::context& context, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::invalid(path + ": cannot read the system file (does it exist?)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_system_file(context, text.str(), path);
+  Result<std::string> text = read_text_file(path, "system file");
+  if (!text) return text.status();
+  return parse_system_file(context, *text, path);
 }
 
 }  // namespace prowl::sym

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "prowl/core/escape.hpp"
+#include "prowl/core/text_file.hpp"
 
 namespace prowl::trace {
 namespace {
@@ -386,14 +387,9 @@ Result<Trace> parse_trace(std::string_view text, std::string_view source) {
 }
 
 Result<Trace> read_trace_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Status::invalid(
-        fmt::format("{}: cannot read the trace file: {}", path, std::strerror(errno)));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_trace(text.str(), path);
+  Result<std::string> text = read_text_file(path, "trace file");
+  if (!text) return text.status();
+  return parse_trace(*text, path);
 }
 
 Status write_trace_file(const std::string& path, const Trace& trace) {
