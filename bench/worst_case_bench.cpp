@@ -13,8 +13,13 @@
 //   --large  also boyer_moore3 exhaustive at n = 30 (88,573 paths)
 //            and PySE pre-trained at 5 on boyer_moore3 at n = 3 .. 100, seeds 1..5, each size run
 //            until the known longest (at most 2000 runs): the median runs beside the paper's
-//   --smoke  boyer_moore3 n = 3, 4, 5, 10 and insertion_sort n = 2..6 only
-//   --pyse   the PySE rows only
+//            smith_waterman: exhaustive n = 3, 4, 5, wise (n0=3) and PySE pre-trained at 5 (seeds
+//            1..5) at n = 3 .. 100
+//   --smoke  boyer_moore3 n = 3, 4, 5, 10, insertion_sort n = 2..6, smith_waterman exhaustive
+//            n = 3..5, wise n = 3..10, PySE (seed 1) n = 3, 10 only
+//   --pyse   the PySE rows only; for experiments, the environment sets PYSE_PROGRAM (one program),
+//            PYSE_SEEDS (how many, default 5), PYSE_SEED0 (the first, default 1) and PyseOptions:
+//            PYSE_LR, PYSE_PASSES, PYSE_MIN_UPDATES, PYSE_EPS, PYSE_RUN_EPS
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +42,7 @@ using prowl::wc::SearchOptions;
 using prowl::wc::SearchResult;
 
 struct PaperRow {
+  const char* program;
   const char* search;
   int n;
   int longest;
@@ -45,45 +51,63 @@ struct PaperRow {
 };
 
 // PySE's grep Boyer-Moore table ("-": not run in the paper).
-const PaperRow kGrepRows[] = {
-    {"exhaustive", 3, 3, "4", "0:00"},
-    {"exhaustive", 4, 3, "4", "0:00"},
-    {"exhaustive", 5, 3, "4", "0:00"},
-    {"exhaustive", 10, 9, "40", "0:01"},
-    {"exhaustive", 20, 18, "1093", "0:31"},
-    {"exhaustive", 30, 30, "88573", "43:39"},
-    {"wise", 3, 3, "4", "0:00"},
-    {"wise", 4, 3, "4", "0:00"},
-    {"wise", 5, 3, "4", "0:00"},
-    {"wise", 10, 9, "40", "0:01"},
-    {"wise", 20, 18, "1093", "0:32"},
-    {"wise", 30, 30, "88573", "44:24"},
-    {"spf-wca(3,4)", 3, 3, "1", "0:00"},
-    {"spf-wca(3,4)", 4, 3, "1", "0:00"},
-    {"spf-wca(3,4)", 5, 3, "1", "0:00"},
-    {"spf-wca(3,4)", 10, 9, "9", "0:00"},
-    {"spf-wca(3,4)", 20, 18, "243", "0:07"},
-    {"spf-wca(3,4)", 30, 30, "19683", "10:20"},
-    {"spf-wca(6,7)", 3, 3, "1", "0:00"},
-    {"spf-wca(6,7)", 4, 3, "1", "0:00"},
-    {"spf-wca(6,7)", 5, 3, "1", "0:00"},
-    {"spf-wca(6,7)", 10, 9, "1", "0:00"},
-    {"spf-wca(6,7)", 20, 18, "1", "0:00"},
-    {"spf-wca(6,7)", 30, 30, "1", "0:00"},
-    {"spf-wca(6,7)", 100, 99, "1", "0:00"},
-    {"pyse(pre5)", 3, 3, "2", "0:11"},
-    {"pyse(pre5)", 4, 3, "2", "0:11"},
-    {"pyse(pre5)", 5, 3, "2", "0:11"},
-    {"pyse(pre5)", 10, 9, "2", "0:11"},
-    {"pyse(pre5)", 20, 18, "2", "0:12"},
-    {"pyse(pre5)", 30, 30, "3", "0:20"},
-    {"pyse(pre5)", 100, 99, "276", "48:21"},
+// PySE's tables: grep Boyer-Moore (Class 2) and Biopython pairwise2 Smith-Waterman (Class 1;
+// its program is not ours, so its exhaustive paths differ: docs/worst-case.md).
+const PaperRow kPaperRows[] = {
+    {"boyer_moore3", "exhaustive", 3, 3, "4", "0:00"},
+    {"boyer_moore3", "exhaustive", 4, 3, "4", "0:00"},
+    {"boyer_moore3", "exhaustive", 5, 3, "4", "0:00"},
+    {"boyer_moore3", "exhaustive", 10, 9, "40", "0:01"},
+    {"boyer_moore3", "exhaustive", 20, 18, "1093", "0:31"},
+    {"boyer_moore3", "exhaustive", 30, 30, "88573", "43:39"},
+    {"boyer_moore3", "wise", 3, 3, "4", "0:00"},
+    {"boyer_moore3", "wise", 4, 3, "4", "0:00"},
+    {"boyer_moore3", "wise", 5, 3, "4", "0:00"},
+    {"boyer_moore3", "wise", 10, 9, "40", "0:01"},
+    {"boyer_moore3", "wise", 20, 18, "1093", "0:32"},
+    {"boyer_moore3", "wise", 30, 30, "88573", "44:24"},
+    {"boyer_moore3", "spf-wca(3,4)", 3, 3, "1", "0:00"},
+    {"boyer_moore3", "spf-wca(3,4)", 4, 3, "1", "0:00"},
+    {"boyer_moore3", "spf-wca(3,4)", 5, 3, "1", "0:00"},
+    {"boyer_moore3", "spf-wca(3,4)", 10, 9, "9", "0:00"},
+    {"boyer_moore3", "spf-wca(3,4)", 20, 18, "243", "0:07"},
+    {"boyer_moore3", "spf-wca(3,4)", 30, 30, "19683", "10:20"},
+    {"boyer_moore3", "spf-wca(6,7)", 3, 3, "1", "0:00"},
+    {"boyer_moore3", "spf-wca(6,7)", 4, 3, "1", "0:00"},
+    {"boyer_moore3", "spf-wca(6,7)", 5, 3, "1", "0:00"},
+    {"boyer_moore3", "spf-wca(6,7)", 10, 9, "1", "0:00"},
+    {"boyer_moore3", "spf-wca(6,7)", 20, 18, "1", "0:00"},
+    {"boyer_moore3", "spf-wca(6,7)", 30, 30, "1", "0:00"},
+    {"boyer_moore3", "spf-wca(6,7)", 100, 99, "1", "0:00"},
+    {"boyer_moore3", "pyse(pre5)", 3, 3, "2", "0:11"},
+    {"boyer_moore3", "pyse(pre5)", 4, 3, "2", "0:11"},
+    {"boyer_moore3", "pyse(pre5)", 5, 3, "2", "0:11"},
+    {"boyer_moore3", "pyse(pre5)", 10, 9, "2", "0:11"},
+    {"boyer_moore3", "pyse(pre5)", 20, 18, "2", "0:12"},
+    {"boyer_moore3", "pyse(pre5)", 30, 30, "3", "0:20"},
+    {"boyer_moore3", "pyse(pre5)", 100, 99, "276", "48:21"},
+    {"smith_waterman", "exhaustive", 3, 9, "127", "0:04"},
+    {"smith_waterman", "exhaustive", 4, 12, "511", "0:18"},
+    {"smith_waterman", "exhaustive", 5, 15, "2047", "1:14"},
+    {"smith_waterman", "wise", 3, 9, "1", "0:00"},
+    {"smith_waterman", "wise", 4, 12, "1", "0:00"},
+    {"smith_waterman", "wise", 5, 15, "1", "0:00"},
+    {"smith_waterman", "wise", 10, 30, "1", "0:00"},
+    {"smith_waterman", "wise", 20, 60, "1", "0:00"},
+    {"smith_waterman", "wise", 30, 90, "1", "0:00"},
+    {"smith_waterman", "wise", 100, 300, "1", "0:01"},
+    {"smith_waterman", "pyse(pre5)", 3, 9, "1", "0:02"},
+    {"smith_waterman", "pyse(pre5)", 4, 12, "1", "0:02"},
+    {"smith_waterman", "pyse(pre5)", 5, 15, "1", "0:02"},
+    {"smith_waterman", "pyse(pre5)", 10, 30, "1", "0:02"},
+    {"smith_waterman", "pyse(pre5)", 20, 60, "1", "0:02"},
+    {"smith_waterman", "pyse(pre5)", 30, 90, "1", "0:02"},
+    {"smith_waterman", "pyse(pre5)", 100, 300, "2", "0:13"},
 };
 
 void print_paper(const std::string& program, const std::string& search, int n) {
-  for (const PaperRow& row : kGrepRows) {
-    if (program == "boyer_moore3" && search == row.search && n == row.n) {
-      // The paper's N=30 row says 30; 3*floor(30/3) = 30 as well.
+  for (const PaperRow& row : kPaperRows) {
+    if (program == row.program && search == row.search && n == row.n) {
       fmt::print("PAPER program={} search={} n={} longest={} paths={} time={}\n", program, search,
                  n, row.longest, row.paths, row.time);
     }
@@ -130,18 +154,27 @@ int run_guided(const Program& p, const std::string& label, const std::vector<int
   return 0;
 }
 
-// PySE pre-trained at n0 on boyer_moore3, then each size until the known longest, over `seeds`
-// seeds; prints each seed's runs and the median.
+// The known longest path of the bundled programs (docs/worst-case.md).
+std::uint64_t known_longest(const Program& p, int n) {
+  return static_cast<std::uint64_t>(p.name == "smith_waterman" ? 3 * n : 3 * (n / 3));
+}
+
+// PySE pre-trained at n0, then each size until the known longest, over `seeds` seeds; prints each
+// seed's runs and the median.
 int run_pyse(const Program& p, int n0, const std::vector<int>& sizes, int seeds,
              const SearchOptions& o) {
   std::vector<std::vector<std::uint64_t>> runs(sizes.size());
   std::vector<double> seconds(sizes.size(), 0);
-  for (int seed = 1; seed <= seeds; ++seed) {
+  const int first = std::getenv("PYSE_SEED0") != nullptr ? std::atoi(std::getenv("PYSE_SEED0")) : 1;
+  for (int seed = first; seed < first + seeds; ++seed) {
     prowl::wc::PyseOptions po;
     po.seed = static_cast<std::uint64_t>(seed);
     if (const char* lr = std::getenv("PYSE_LR")) po.learning_rate = std::atof(lr);
     if (const char* k = std::getenv("PYSE_PASSES")) po.replay_passes = std::atoi(k);
     if (const char* eps = std::getenv("PYSE_EPS")) po.epsilon = std::atof(eps);
+    if (const char* eps = std::getenv("PYSE_RUN_EPS")) po.run_epsilon = std::atof(eps);
+    if (const char* m = std::getenv("PYSE_MIN_UPDATES")) po.min_updates = std::atoi(m);
+    if (const char* b = std::getenv("PYSE_BATCH")) po.batch = std::atoi(b);
     prowl::wc::Pyse pyse(p, po);
     if (auto pre = pyse.search(n0, o); !pre) {
       std::fprintf(stderr, "%s\n", pre.status().message().c_str());
@@ -149,7 +182,7 @@ int run_pyse(const Program& p, int n0, const std::vector<int>& sizes, int seeds,
     }
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       SearchOptions target = o;
-      target.target = static_cast<std::uint64_t>(3 * (sizes[i] / 3));
+      target.target = known_longest(p, sizes[i]);
       target.max_paths = 2000;
       auto r = pyse.search(sizes[i], target);
       if (!r) {
@@ -171,7 +204,7 @@ int run_pyse(const Program& p, int n0, const std::vector<int>& sizes, int seeds,
     fmt::print(
         "WC program={} search=pyse(pre{}) n={} longest={} paths={} seeds={} each={} "
         "seconds={:.3f}\n",
-        p.name, n0, sizes[i], 3 * (sizes[i] / 3),
+        p.name, n0, sizes[i], known_longest(p, sizes[i]),
         sorted[sorted.size() / 2] == UINT64_MAX ? std::string(">2000")
                                                 : std::to_string(sorted[sorted.size() / 2]),
         seeds, each, seconds[i] / seeds);
@@ -201,7 +234,7 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--pyse") == 0) {
       pyse_only = true;
     } else {
-      std::fprintf(stderr, "usage: worst_case_bench [--smoke] [--large]\n");
+      std::fprintf(stderr, "usage: worst_case_bench [--smoke] [--large] [--pyse]\n");
       return 2;
     }
   }
@@ -209,7 +242,18 @@ int main(int argc, char** argv) {
   options.time_limit = 600;
   const Program& bm = program("boyer_moore3");
   const Program& sort = program("insertion_sort");
-  if (pyse_only) return run_pyse(bm, 5, {3, 4, 5, 10, 20, 30, 100}, 5, options);
+  const Program& sw = program("smith_waterman");
+  const std::vector<int> paper_sizes = {3, 4, 5, 10, 20, 30, 100};
+  if (pyse_only) {
+    const char* only = std::getenv("PYSE_PROGRAM");
+    const int seeds =
+        std::getenv("PYSE_SEEDS") != nullptr ? std::atoi(std::getenv("PYSE_SEEDS")) : 5;
+    int code = 0;
+    for (const Program* p : {&bm, &sw}) {
+      if (only == nullptr || p->name == only) code |= run_pyse(*p, 5, paper_sizes, seeds, options);
+    }
+    return code;
+  }
   std::vector<int> exhaustive_sizes = {3, 4, 5, 10};
   std::vector<int> guided_sizes = {3, 4, 5, 10};
   if (!smoke) {
@@ -233,6 +277,10 @@ int main(int argc, char** argv) {
   for (int n = 2; n <= (smoke ? 6 : 12); ++n) sort_guided.push_back(n);
   code |= run_exhaustive(sort, sort_exhaustive, options);
   code |= run_guided(sort, "wise", {3}, 0, sort_guided, options);
-  if (!smoke) code |= run_pyse(bm, 5, {3, 4, 5, 10, 20, 30, 100}, 5, options);
+  code |= run_exhaustive(sw, {3, 4, 5}, options);
+  code |=
+      run_guided(sw, "wise", {3}, 0, smoke ? std::vector<int>{3, 4, 5, 10} : paper_sizes, options);
+  if (!smoke) code |= run_pyse(bm, 5, paper_sizes, 5, options);
+  code |= run_pyse(sw, 5, smoke ? std::vector<int>{3, 10} : paper_sizes, smoke ? 1 : 5, options);
   return code;
 }

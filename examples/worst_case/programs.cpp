@@ -10,6 +10,10 @@ const std::vector<Program>& bundled_programs() {
        "a 3-symbol pattern against n text symbols, one compare site (worst: 3*floor(n/3), "
        "T,T,F repeated)",
        boyer_moore3},
+      {"smith_waterman",
+       "local alignment of n text symbols against a 3-symbol query, stopping at a perfect hit "
+       "(worst: 3n, always False)",
+       smith_waterman},
   };
   return programs;
 }

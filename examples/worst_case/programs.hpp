@@ -18,6 +18,13 @@ void insertion_sort(SymExec& ex, int n);
 // irregular policy for a memoryless learner), (3^(floor(n/3)+1) - 1) / 2 paths.
 void boyer_moore3(SymExec& ex, int n);
 
+// Smith-Waterman local alignment (Class 1, after PySE's Biopython pairwise2 benchmark): n symbolic
+// text symbols against the concrete query 1,2,3, one compare site in the match function, scanning
+// stopped at the first perfect local alignment. Longest 3n decisions (always False is one worst
+// policy); paths P(n) = f(n) + f(0) + ... + f(n-3), where f(k) = 4f(k-1) - f(k-3), f(0..2) = 1, 4,
+// 16, counts the texts of k symbols without 1,2,3 in them: 64, 253, 997 at n = 3, 4, 5.
+void smith_waterman(SymExec& ex, int n);
+
 // Every bundled program, by name.
 const std::vector<Program>& bundled_programs();
 

@@ -237,14 +237,34 @@ void Mlp::step(const Gradients& gradients) {
 }
 
 double Mlp::train(const Eigen::VectorXd& x, int output, double target) {
-  PROWL_CHECK(output >= 0 && output < outputs(), "Mlp::train: output is out of range");
-  PROWL_CHECK(std::isfinite(target), "Mlp::train: target must be finite");
-  const Pass pass = run(x);
-  const double error = pass.a.back()(output) - target;
-  Eigen::VectorXd dloss_dy = Eigen::VectorXd::Zero(outputs());
-  dloss_dy(output) = error;
-  step(backward(pass, dloss_dy));
-  return 0.5 * error * error;
+  return train({Example{x, output, target}});
+}
+
+double Mlp::train(const std::vector<Example>& batch) {
+  PROWL_CHECK(!batch.empty(), "Mlp::train: the batch is empty");
+  const double weight = 1.0 / static_cast<double>(batch.size());
+  Gradients sum;
+  double loss = 0;
+  for (const Example& e : batch) {
+    PROWL_CHECK(e.output >= 0 && e.output < outputs(), "Mlp::train: output is out of range");
+    PROWL_CHECK(std::isfinite(e.target), "Mlp::train: target must be finite");
+    const Pass pass = run(e.input);
+    const double error = pass.a.back()(e.output) - e.target;
+    loss += 0.5 * error * error * weight;
+    Eigen::VectorXd dloss_dy = Eigen::VectorXd::Zero(outputs());
+    dloss_dy(e.output) = error * weight;
+    Gradients g = backward(pass, dloss_dy);
+    if (sum.empty()) {
+      sum = std::move(g);
+      continue;
+    }
+    for (std::size_t l = 0; l < sum.size(); ++l) {
+      sum[l].weights += g[l].weights;
+      sum[l].bias += g[l].bias;
+    }
+  }
+  step(sum);
+  return loss;
 }
 
 }  // namespace prowl::learn

@@ -94,7 +94,7 @@ class Pyse::Tree {
       const Node& n = nodes_[node];
       if (!n.site) return std::make_pair(so_far, std::optional<bool>());
       const bool side = p.greedy_side(p.features(so_far, *n.site), open(n, side_index(true)),
-                                      open(n, side_index(false)));
+                                      open(n, side_index(false)), p.options_.epsilon);
       const int a = side_index(side);
       if (n.edge[a] == Edge::kUnexplored) return std::make_pair(so_far, std::optional(side));
       so_far.push_back({*n.site, side});
@@ -121,7 +121,7 @@ class Pyse::Chooser : public detail::Chooser {
   bool checks_both() const override { return false; }
   bool choose(const std::vector<Decision>& so_far, const Site& site, Feasible, Feasible) override {
     if (so_far.size() == at_ && first_) return *first_;
-    return pyse_.greedy_side(pyse_.features(so_far, site), true, true);
+    return pyse_.greedy_side(pyse_.features(so_far, site), true, true, pyse_.options_.run_epsilon);
   }
 
  private:
@@ -158,9 +158,10 @@ std::vector<double> Pyse::features(const std::vector<PathStep>& so_far, const Si
   return out;
 }
 
-bool Pyse::greedy_side(const std::vector<double>& state, bool true_ok, bool false_ok) {
+bool Pyse::greedy_side(const std::vector<double>& state, bool true_ok, bool false_ok,
+                       double epsilon) {
   if (true_ok != false_ok) return true_ok;
-  if (rng_.unit() < options_.epsilon) return rng_.below(2) == 0;
+  if (epsilon > 0 && rng_.unit() < epsilon) return rng_.below(2) == 0;
   const Eigen::VectorXd q = q_.forward(as_vector(state));
   return q[0] >= q[1];
 }
@@ -188,11 +189,24 @@ void Pyse::learn_from(const std::vector<PathStep>& decisions, bool infeasible_en
 void Pyse::replay() {
   std::vector<std::size_t> order(buffer_.size());
   std::iota(order.begin(), order.end(), 0);
-  for (int pass = 0; pass < options_.replay_passes; ++pass) {
+  // At least min_updates examples: one pass over a buffer of a few experiences leaves the
+  // network far from its targets.
+  std::size_t passes = static_cast<std::size_t>(options_.replay_passes);
+  if (!order.empty()) {
+    passes = std::max(passes, (options_.min_updates + order.size() - 1) / order.size());
+  }
+  const std::size_t batch_size = std::max<std::size_t>(options_.batch, 1);
+  std::vector<learn::Example> batch;
+  batch.reserve(batch_size);
+  for (std::size_t pass = 0; pass < passes; ++pass) {
     for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng_.below(i)]);
-    for (std::size_t i : order) {
-      const Experience& e = buffer_[i];
-      q_.train(as_vector(e.state), side_index(e.action), q_target(q_, e));
+    for (std::size_t at = 0; at < order.size(); at += batch_size) {
+      batch.clear();
+      for (std::size_t k = at; k < std::min(at + batch_size, order.size()); ++k) {
+        const Experience& e = buffer_[order[k]];
+        batch.push_back({as_vector(e.state), side_index(e.action), q_target(q_, e)});
+      }
+      q_.train(batch);
     }
   }
 }

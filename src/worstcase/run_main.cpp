@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -42,6 +43,7 @@ struct Flags {
   std::string trace_dir;
   bool list = false;
   std::uint64_t seed = 1;
+  int seeds = 1;
   std::string policy_in, policy_out;
 };
 
@@ -115,27 +117,35 @@ class Session {
   Session(const Flags& flags, const Program& program, std::string_view command)
       : flags_(flags), program_(program), command_(command) {}
 
+  // Searches each size: by `policy` when given, else by every PySE of `pyses` (one per seed,
+  // reported as their median when there are several), else exhaustively.
   int run(const std::vector<int>& sizes, const std::optional<BranchPolicy>& policy,
-          Pyse* pyse = nullptr) {
+          const std::vector<std::unique_ptr<Pyse>>& pyses = {}) {
     const Clock::time_point start = Clock::now();
     bool stopped = false;
     for (int n : sizes) {
-      SearchOptions options = options_for(start);
-      if (options.time_limit < 0 || interrupts() > 0) {
+      std::vector<SearchResult> each;
+      for (std::size_t k = 0; k < std::max<std::size_t>(pyses.size(), 1); ++k) {
+        SearchOptions options = options_for(start);
+        if (options.time_limit < 0 || interrupts() > 0) break;
+        Result<SearchResult> r = !pyses.empty() ? pyses[k]->search(n, options)
+                                 : policy       ? guided(program_, n, *policy, options)
+                                                : exhaustive(program_, n, options);
+        if (!r) {
+          std::cerr << command_ << ": " << r.status().message() << '\n';
+          return kExitUsage;
+        }
+        each.push_back(std::move(*r));
+      }
+      if (each.empty()) {
         std::cout << fmt::format("  n={}: not run ({})\n", n,
                                  interrupts() > 0 ? "interrupted" : "time limit");
         stopped = true;
         continue;
       }
-      Result<SearchResult> r = pyse     ? pyse->search(n, options)
-                               : policy ? guided(program_, n, *policy, options)
-                                        : exhaustive(program_, n, options);
-      if (!r) {
-        std::cerr << command_ << ": " << r.status().message() << '\n';
-        return kExitUsage;
-      }
-      stopped = stopped || r->end != SearchEnd::kComplete;
-      if (!report(*r)) written_ = false;
+      for (const SearchResult& r : each) stopped = stopped || r.end != SearchEnd::kComplete;
+      if (pyses.size() > 1 && each.size() < pyses.size()) stopped = true;
+      if (!(pyses.size() > 1 ? report_seeds(each) : report(each.front()))) written_ = false;
     }
     if (!flags_.json.empty() && !write_json()) written_ = false;
     if (interrupts() > 0) return interrupt_exit_code();
@@ -162,7 +172,7 @@ class Session {
   }
 
   // Prints one size's result and writes its trace; false when the trace could not be written.
-  bool report(const SearchResult& r) {
+  bool report(const SearchResult& r, const std::string& note = "") {
     std::string trace;
     bool ok = true;
     if (!flags_.trace_dir.empty() && r.paths > 0) {
@@ -183,13 +193,74 @@ class Session {
     }
     std::cout << fmt::format(
         "  n={}: longest {} in {} path{} (first at path {}), {} run{}, {:.3f} s, {}{}\n", r.n,
-        r.longest, r.paths, r.paths == 1 ? "" : "s", r.paths_to_longest, r.runs,
+        r.longest, r.paths, r.paths == 1 ? "" : "s",
+        r.paths_to_longest > 0 || r.paths == 0 ? std::to_string(r.paths_to_longest) : "-", r.runs,
         r.runs == 1 ? "" : "s", r.seconds, to_string(r.end),
         r.unknown > 0 ? fmt::format(", {} unknown", r.unknown) : "");
+    std::cout << note;
     if (r.cut > 0) std::cout << fmt::format("    {} paths cut at --max-depth\n", r.cut);
     if (r.paths > 0) std::cout << "    input: " << input_text(r) << '\n';
     if (!trace.empty()) std::cout << "    trace: " << trace << '\n';
     results_.push_back(result_json(r, trace));
+    return ok;
+  }
+
+  // One size searched with several seeds: the witness of the seed that reached the longest in
+  // the fewest paths, and the median of each count over the seeds, a seed's count to the longest
+  // being "not reached" (above every count) when its longest is shorter than the best.
+  bool report_seeds(const std::vector<SearchResult>& each) {
+    std::uint64_t longest = 0;
+    for (const SearchResult& r : each) longest = std::max(longest, r.longest);
+    constexpr std::uint64_t kNotReached = UINT64_MAX;
+    const auto median = [&](auto field) {
+      std::vector<std::uint64_t> v;
+      for (const SearchResult& r : each) v.push_back(r.longest == longest ? field(r) : kNotReached);
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];  // the upper middle of an even count
+    };
+    const auto best = std::min_element(each.begin(), each.end(), [&](const auto& a, const auto& b) {
+      return std::pair(a.longest != longest, a.paths_to_longest) <
+             std::pair(b.longest != longest, b.paths_to_longest);
+    });
+    SearchResult shown = *best;
+    shown.paths_to_longest = median([](const SearchResult& r) { return r.paths_to_longest; });
+    shown.runs_to_longest = median([](const SearchResult& r) { return r.runs_to_longest; });
+    shown.paths = median([](const SearchResult& r) { return r.paths; });
+    shown.runs = median([](const SearchResult& r) { return r.runs; });
+    shown.unknown = 0;
+    shown.seconds = 0;
+    nlohmann::json seeds = nlohmann::json::array();
+    std::string list;
+    for (std::size_t k = 0; k < each.size(); ++k) {
+      const SearchResult& r = each[k];
+      shown.unknown += r.unknown;
+      shown.seconds += r.seconds;
+      const bool reached = r.longest == longest;
+      list += fmt::format(
+          "{}{}", k == 0 ? "" : ", ",
+          reached ? std::to_string(r.paths_to_longest) : fmt::format("not in {}", r.paths));
+      seeds.push_back({{"seed", flags_.seed + k},
+                       {"longest", r.longest},
+                       {"paths", r.paths},
+                       {"paths_to_longest", reached ? nlohmann::json(r.paths_to_longest) : nullptr},
+                       {"runs", r.runs},
+                       {"seconds", r.seconds},
+                       {"end", std::string(to_string(r.end))}});
+    }
+    const bool median_reached = shown.paths_to_longest != kNotReached;
+    const std::string note =
+        fmt::format("    seeds {}..{}: longest first at path {} (median {}); witness of seed {}\n",
+                    flags_.seed, flags_.seed + each.size() - 1, list,
+                    median_reached ? std::to_string(shown.paths_to_longest) : "not reached",
+                    flags_.seed + static_cast<std::uint64_t>(best - each.begin()));
+    if (!median_reached) shown.paths_to_longest = shown.runs_to_longest = 0;
+    const bool ok = report(shown, note);
+    results_.back()["seeds"] = std::move(seeds);
+    results_.back()["seconds"] = shown.seconds;
+    if (!median_reached) {
+      results_.back()["paths_to_longest"] = nullptr;
+      results_.back()["runs_to_longest"] = nullptr;
+    }
     return ok;
   }
 
@@ -263,6 +334,10 @@ void add_flags(CLI::App& app, Flags& flags, const std::string& name) {
                  "spf-wca: the decisions before a branch its policy reads (default 2)")
       ->check(CLI::Range(0, 64));
   app.add_option("--seed", flags.seed, "pyse: the seed of its network and choices (default 1)");
+  app.add_option("--seeds", flags.seeds,
+                 "pyse: run with K seeds from --seed on and report the median (default 1)")
+      ->type_name("K")
+      ->check(CLI::Range(1, 1000));
   app.add_option("--policy-in", flags.policy_in,
                  "pyse: start from this policy file instead of pre-training")
       ->type_name("FILE");
@@ -316,53 +391,71 @@ std::optional<BranchPolicy> learn(const Flags& flags, const Program& program,
   return std::move(*learned);
 }
 
-// PySE: pre-trained at --pretrain-n, then each size with the same network.
+// PySE, once per seed: pre-trained at --pretrain-n (or from --policy-in), then each size with the
+// same network.
 int run_pyse(const Flags& flags, const Program& program, const std::vector<int>& sizes,
              const std::string& name, Session& session) {
-  const int smallest = *std::min_element(sizes.begin(), sizes.end());
-  if (flags.policy_in.empty() && flags.pretrain > smallest) {
+  const int largest = *std::max_element(sizes.begin(), sizes.end());
+  if (flags.policy_in.empty() && flags.pretrain > largest) {
     std::cout << '\n';
-    std::cerr << name << ": --pretrain-n " << flags.pretrain << " is larger than the size "
-              << smallest << " of --n: pre-train at a size no larger than those searched\n";
+    std::cerr << name << ": --pretrain-n " << flags.pretrain << " is larger than every size of --n"
+              << " (the largest is " << largest
+              << "): pre-train at a size no larger than the largest searched\n";
     return kExitUsage;
   }
-  PyseOptions po;
-  po.history = flags.history;
-  po.seed = flags.seed;
-  Pyse pyse(program, po);
-  std::string at;
+  std::optional<learn::PolicyFile> policy;
   if (!flags.policy_in.empty()) {
-    Result<learn::PolicyFile> policy = learn::read_policy_file(flags.policy_in);
-    Status loaded = policy ? pyse.load_policy(*policy, flags.policy_in) : policy.status();
-    if (!loaded) {
+    Result<learn::PolicyFile> read = learn::read_policy_file(flags.policy_in);
+    if (!read) {
       std::cout << '\n';
-      std::cerr << name << ": " << loaded.message() << '\n';
+      std::cerr << name << ": " << read.status().message() << '\n';
       return kExitUsage;
     }
-    at = flags.policy_in;
-    for (const auto& [key, value] : policy->header) {
-      if (key == "trained") at += " (trained at n=" + value + ")";
-    }
-    std::cout << fmt::format(" (history {}, seed {}, policy from {})\n", flags.history, flags.seed,
-                             at);
-  } else {
-    SearchOptions o;
-    o.max_depth = flags.max_depth;
-    o.max_paths = flags.max_paths > 0 ? flags.max_paths : kPyseDefaultPaths;
-    Result<SearchResult> pre = pyse.search(flags.pretrain, o);
-    if (!pre) {
-      std::cout << '\n';
-      std::cerr << name << ": " << pre.status().message() << '\n';
-      return kExitUsage;
-    }
-    at = fmt::format("n={} (longest {}, {} runs)", flags.pretrain, pre->longest, pre->runs);
-    std::cout << fmt::format(" (history {}, seed {}, pre-trained at {})\n", flags.history,
-                             flags.seed, at);
+    policy = std::move(*read);
   }
+  std::vector<std::unique_ptr<Pyse>> pyses;
+  std::string at;
+  for (int k = 0; k < flags.seeds && interrupts() == 0; ++k) {
+    PyseOptions po;
+    po.history = flags.history;
+    po.seed = flags.seed + static_cast<std::uint64_t>(k);
+    auto pyse = std::make_unique<Pyse>(program, po);
+    if (policy) {
+      if (Status loaded = pyse->load_policy(*policy, flags.policy_in); !loaded) {
+        std::cout << '\n';
+        std::cerr << name << ": " << loaded.message() << '\n';
+        return kExitUsage;
+      }
+      at = "policy from " + flags.policy_in;
+      for (const auto& [key, value] : policy->header) {
+        if (key == "trained") at += " (trained at n=" + value + ")";
+      }
+    } else {
+      SearchOptions o;
+      o.max_depth = flags.max_depth;
+      o.max_paths = flags.max_paths > 0 ? flags.max_paths : kPyseDefaultPaths;
+      Result<SearchResult> pre = pyse->search(flags.pretrain, o);
+      if (!pre) {
+        std::cout << '\n';
+        std::cerr << name << ": " << pre.status().message() << '\n';
+        return kExitUsage;
+      }
+      at = flags.seeds == 1 ? fmt::format("pre-trained at n={} (longest {}, {} runs)",
+                                          flags.pretrain, pre->longest, pre->runs)
+                            : fmt::format("each pre-trained at n={}", flags.pretrain);
+    }
+    pyses.push_back(std::move(pyse));
+  }
+  const std::string seeds =
+      flags.seeds == 1 ? fmt::format("seed {}", flags.seed)
+                       : fmt::format("seeds {}..{}", flags.seed,
+                                     flags.seed + static_cast<std::uint64_t>(flags.seeds) - 1);
+  std::cout << fmt::format(" (history {}, {}, {})\n", flags.history, seeds, at);
   session.set_learned(at);
-  int code = session.run(sizes, std::nullopt, &pyse);
+  if (pyses.size() < static_cast<std::size_t>(flags.seeds)) return session.run({}, std::nullopt);
+  int code = session.run(sizes, std::nullopt, pyses);
   if (!flags.policy_out.empty()) {
-    if (Status st = learn::write_policy_file(flags.policy_out, pyse.to_policy()); !st) {
+    if (Status st = learn::write_policy_file(flags.policy_out, pyses.front()->to_policy()); !st) {
       std::cerr << name << ": " << st.message() << '\n';
       return code == kExitOk || code == kExitInconclusive ? kExitEnvironment : code;
     }
@@ -418,6 +511,17 @@ int run_main(const std::vector<Program>& programs, int argc, char** argv,
       std::cerr << name << ": " << st.message() << '\n';
       return kExitUsage;
     }
+  }
+  if (flags.seeds > 1 && flags.search != "pyse") {
+    std::cerr << name << ": --seeds " << flags.seeds << " needs --search pyse: the other searches "
+              << "have no seed (drop --seeds)\n";
+    return kExitUsage;
+  }
+  if (flags.seeds > 1 && !flags.policy_out.empty()) {
+    std::cerr << name << ": --policy-out writes one network, and --seeds " << flags.seeds
+              << " trains " << flags.seeds
+              << ": run the seed you want with --seed S --policy-out\n";
+    return kExitUsage;
   }
   install_interrupt_handlers();
   std::cout << fmt::format("{}: {}, search {}", name, program->name, flags.search);

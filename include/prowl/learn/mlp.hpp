@@ -52,6 +52,14 @@ struct Layer {
 // The gradient of a loss with respect to every parameter, laid out like Mlp::layers().
 using Gradients = std::vector<Layer>;
 
+// One training example for a single output: the network should give `target` at output `output`
+// of input `input`.
+struct Example {
+  Eigen::VectorXd input;
+  int output = 0;
+  double target = 0;
+};
+
 class Mlp {
  public:
   // A network with sizes = {inputs, hidden..., outputs}. Weights are drawn from Rng(seed), layer
@@ -105,6 +113,10 @@ class Mlp {
   // before the step.
   // REQUIRES: x.size() == inputs(); 0 <= output < outputs(); target is finite.
   double train(const Eigen::VectorXd& x, int output, double target);
+  // One step on the mean over `batch` of those squared errors (a mini-batch: the same step as
+  // train() for a batch of one). Returns the mean loss before the step.
+  // REQUIRES: batch is not empty; each example as train() requires.
+  double train(const std::vector<Example>& batch);
 
  private:
   // Per-layer values of one forward pass: the pre-activations z and activations a of every

@@ -1,13 +1,13 @@
 // PySE (../shared/seeds/003, docs/worst-case.md, "PySE"): worst-case search by Q-learning over
 // branch decisions. The state of decision t is the current site and the previous `history`
 // decisions (site and side); a Q-network (prowl::learn::Mlp, two outputs: Q(s, True) and
-// Q(s, False)) picks the side, ε-greedy. A feasible side earns +1, an infeasible one −20 and ends
-// the path. After each path the new experiences (s, a, r, s') go into a buffer of at most
-// `buffer`, which is then replayed in a random order: Q(s,a) ← r + max Q(s',·) (the network's
-// squared-error step does the (1−α) mixing). The Unique Path Finder runs the ε-greedy policy over
-// the tree of decisions seen so far ("virtual execution") to the first decision no path has
-// taken, so that every symbolic run is a new path: the run follows that prefix and goes on with
-// the policy.
+// Q(s, False)) picks the side. A feasible side earns +1, an infeasible one −20 and ends the path.
+// After each path the new experiences (s, a, r, s') go into a buffer of at most `buffer`, which
+// is then replayed in a random order: Q(s,a) ← r + max Q(s',·) (the network's squared-error step
+// does the (1−α) mixing). The Unique Path Finder runs the ε-greedy policy over the tree of
+// decisions seen so far ("virtual execution") to the first decision no path has taken, so that
+// every symbolic run is a new path: the run follows that prefix and goes on with the policy
+// (greedy by default: run_epsilon).
 //
 // One Pyse learns across sizes: pre-train at a small n, then search at larger ones with the same
 // network and buffer. Not thread-safe.
@@ -31,12 +31,15 @@ namespace prowl::wc {
 
 struct PyseOptions {
   int history = 2;              // L: the previous decisions in a state
-  double epsilon = 0.1;         // ε of the ε-greedy choice, in the runs and in virtual execution
+  double epsilon = 0.05;        // ε of the Unique Path Finder's ε-greedy virtual execution
+  double run_epsilon = 0;       // ε of the run's own choices after the prefix (docs/worst-case.md)
   std::size_t buffer = 10000;   // N_e: the experiences kept
   int hidden = 32;              // two hidden layers of this width (ReLU)
   double learning_rate = 1e-2;  // Adam's (1e-3 needed 3-7x the paths on boyer_moore3)
   int replay_passes = 1;        // passes over the buffer after each path (the seed: 1)
-  std::uint64_t seed = 1;       // the network's initial weights and every random choice
+  std::size_t min_updates = 400;  // ... and at least this many examples (a small buffer needs more)
+  std::size_t batch = 8;          // experiences per optimizer step (the seed: 1)
+  std::uint64_t seed = 1;         // the network's initial weights and every random choice
   static constexpr int kSites = 16;  // site slots of the one-hot encoding (more share the last)
 };
 
@@ -81,7 +84,7 @@ class Pyse {
  private:
   class Tree;
   class Chooser;
-  bool greedy_side(const std::vector<double>& state, bool true_ok, bool false_ok);
+  bool greedy_side(const std::vector<double>& state, bool true_ok, bool false_ok, double epsilon);
   void learn_from(const std::vector<PathStep>& decisions, bool infeasible_end);
   void replay();
 

@@ -160,6 +160,31 @@ TEST(MlpTrain, TakesTheHandComputedSgdStepOnTheChosenOutputOnly) {
   EXPECT_EQ(hidden.bias(1), -2);
 }
 
+TEST(MlpTrain, AMiniBatchStepsAlongTheMeanOfItsExamplesGradients) {
+  // Two examples on the hand-set network, SGD 0.1. Alone, example A moves the output bias of
+  // y(0) by -0.1·(1.25 - 2.25) = +0.1 and example B (y(1) of the same input: -1·0.5 + 3·0 + 0 =
+  // -0.5, target 0.5, error -1) the bias of y(1) by +0.1; as a batch of two each moves by half.
+  Mlp net(hand_set_layers(), Activation::kRelu, sgd(0.1));
+  const double loss = net.train({Example{vec({1, 0.5}), 0, 2.25}, Example{vec({1, 0.5}), 1, 0.5}});
+  EXPECT_DOUBLE_EQ(loss, 0.5);  // (0.5 + 0.5) / 2
+  EXPECT_DOUBLE_EQ(net.layers()[1].bias(0), 0.25 + 0.05);
+  EXPECT_DOUBLE_EQ(net.layers()[1].bias(1), 0.05);
+  // The same as the sum of the two half-weight single steps' gradients.
+  Mlp one(hand_set_layers(), Activation::kRelu, sgd(0.1));
+  Gradients a = one.gradient(vec({1, 0.5}), vec({-0.5, 0}));
+  const Gradients b = one.gradient(vec({1, 0.5}), vec({0, -0.5}));
+  for (std::size_t l = 0; l < a.size(); ++l) {
+    a[l].weights += b[l].weights;
+    a[l].bias += b[l].bias;
+  }
+  one.step(a);
+  for (std::size_t l = 0; l < a.size(); ++l) {
+    EXPECT_TRUE(one.layers()[l].weights.isApprox(net.layers()[l].weights));
+    EXPECT_TRUE(one.layers()[l].bias.isApprox(net.layers()[l].bias));
+  }
+  EXPECT_THROW(net.train(std::vector<Example>{}), LogicError);
+}
+
 TEST(MlpStep, ScalesAGradientAboveTheClipDownToTheClipNorm) {
   Layer zero{Eigen::MatrixXd::Zero(1, 2), vec({0})};
   Mlp net({zero}, Activation::kRelu, sgd(1.0, 1.0));

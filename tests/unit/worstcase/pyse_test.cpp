@@ -62,6 +62,57 @@ TEST(Pyse, AnInfeasiblePickEndsThePathWithMinusTwenty) {
   EXPECT_EQ(terminal, 3);
 }
 
+TEST(Pyse, QLearningOnAThreeBranchProgramConvergesToTheRewardsToGo) {
+  // Sites A (x > 0), B (y > 0), C (x + y > 0): at C after F,F the True side is infeasible, after
+  // T,T the False side. With history 2 every state tells its path apart, so Q-learning's fixed
+  // point is exact: Q(A, ·) = 3, Q(B, ·) = 2, and at C +1 for a feasible side, -20 for the other.
+  const Program p{"three", "", [](SymExec& ex, int) {
+                    const z3::expr x = ex.int_input("x");
+                    const z3::expr y = ex.int_input("y");
+                    ex.branch(PROWL_SITE, x > 0);
+                    ex.branch(PROWL_SITE, y > 0);
+                    ex.branch(PROWL_SITE, x + y > 0);
+                  }};
+  PyseOptions options;
+  options.min_updates = 3000;
+  Pyse pyse(p, options);
+  Result<SearchResult> r = pyse.search(1, {});
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->end, SearchEnd::kComplete);
+  EXPECT_EQ(r->paths, 6u);
+  EXPECT_EQ(r->runs, 8u);  // and two infeasible picks
+  EXPECT_EQ(r->longest, 3u);
+  // 2 experiences at A, 4 at B, 8 at C (two of them infeasible and terminal, with -20).
+  ASSERT_EQ(pyse.experiences().size(), 14u);
+  int at_a = 0, at_b = 0, at_c = 0, infeasible = 0;
+  for (const Experience& e : pyse.experiences()) {
+    const Eigen::VectorXd q =
+        pyse.network().forward(Eigen::Map<const Eigen::VectorXd>(e.state.data(), 54));
+    const double learned = q[e.action ? 0 : 1];
+    const bool has_previous = e.state[18 + 17] == 1, has_two = e.state[36 + 17] == 1;
+    double expected;
+    if (!has_previous) {
+      expected = 3, ++at_a;
+      EXPECT_FALSE(e.next.empty());
+    } else if (!has_two) {
+      expected = 2, ++at_b;
+      EXPECT_FALSE(e.next.empty());
+    } else {
+      expected = e.reward, ++at_c;
+      EXPECT_TRUE(e.next.empty());
+      // Infeasible exactly where x and y took the same side and C the other one.
+      const bool x_side = e.state[36 + 16] == 1, y_side = e.state[18 + 16] == 1;
+      EXPECT_EQ(e.reward, x_side == y_side && e.action != x_side ? -20 : 1);
+      infeasible += e.reward == -20 ? 1 : 0;
+    }
+    EXPECT_NEAR(learned, expected, 0.25) << "reward " << e.reward << ", side " << e.action;
+  }
+  EXPECT_EQ(at_a, 2);
+  EXPECT_EQ(at_b, 4);
+  EXPECT_EQ(at_c, 8);
+  EXPECT_EQ(infeasible, 2);
+}
+
 TEST(Pyse, FeaturesAreTheSiteSlotTheSideAndThePresenceOfEachDecision) {
   Pyse pyse(kBoyerMoore3, {});  // history 2: three slots of 16 sites + side + present
   const Site s = PROWL_SITE;

@@ -13,9 +13,11 @@ namespace {
 
 using examples::boyer_moore3;
 using examples::insertion_sort;
+using examples::smith_waterman;
 
 const Program kInsertionSort{"insertion_sort", "", insertion_sort};
 const Program kBoyerMoore3{"boyer_moore3", "", boyer_moore3};
+const Program kSmithWaterman{"smith_waterman", "", smith_waterman};
 
 std::uint64_t factorial(int n) { return n <= 1 ? 1 : n * factorial(n - 1); }
 
@@ -61,6 +63,49 @@ TEST(Exhaustive, BoyerMoore3MatchesThePapersRows) {
     ASSERT_TRUE(r) << r.status().message();
     EXPECT_EQ(r->longest, row.longest) << "n=" << row.n;
     EXPECT_EQ(r->paths, row.paths) << "n=" << row.n;
+  }
+}
+
+// The texts of k symbols over {1, 2, 3, other} without 1,2,3 in them: f(k) = 4f(k-1) - f(k-3).
+std::uint64_t texts_without_query(int k) {
+  if (k < 0) return 0;
+  if (k < 3) return std::uint64_t{1} << (2 * k);
+  return 4 * texts_without_query(k - 1) - texts_without_query(k - 3);
+}
+
+TEST(Exhaustive, SmithWatermanHasTheDocumentedPathCountAndWorstThreeN) {
+  // docs/worst-case.md: P(n) = f(n) + f(0) + ... + f(n-3); the scan ends at a perfect hit.
+  const std::uint64_t expected[] = {4, 16, 64, 253, 997, 3925};
+  for (int n = 1; n <= 6; ++n) {
+    std::uint64_t paths = texts_without_query(n);
+    for (int k = 0; k <= n - 3; ++k) paths += texts_without_query(k);
+    ASSERT_EQ(paths, expected[n - 1]);
+    Result<SearchResult> r = exhaustive(kSmithWaterman, n, {});
+    ASSERT_TRUE(r) << r.status().message();
+    EXPECT_EQ(r->end, SearchEnd::kComplete);
+    EXPECT_EQ(r->paths, paths) << "n=" << n;
+    EXPECT_EQ(r->longest, static_cast<std::uint64_t>(3 * n)) << "n=" << n;
+    if (n >= 3) {
+      EXPECT_GE(r->paths, 3 * expected[n - 2]) << "n=" << n;
+    }
+  }
+}
+
+TEST(Wise, SmithWatermansAlwaysFalseIsLearnedAtThreeAndFindsThreeNInOnePath) {
+  Result<BranchPolicy> policy = learn_policy(kSmithWaterman, {3}, 0, {});
+  ASSERT_TRUE(policy) << policy.status().message();
+  ASSERT_EQ(policy->rules.size(), 1u);
+  EXPECT_EQ(policy->rules.begin()->second, BranchPolicy::Allowed::kFalse);
+  for (int n : {10, 20, 30, 100}) {
+    Result<SearchResult> r = guided(kSmithWaterman, n, *policy, {});
+    ASSERT_TRUE(r) << r.status().message();
+    EXPECT_EQ(r->paths, 1u) << "n=" << n;
+    EXPECT_EQ(r->longest, static_cast<std::uint64_t>(3 * n)) << "n=" << n;
+    // The witness text holds none of the query's symbols.
+    ASSERT_EQ(r->input.size(), static_cast<std::size_t>(n));
+    for (const auto& [name, value] : r->input) {
+      EXPECT_TRUE(value != "1" && value != "2" && value != "3") << name << " = " << value;
+    }
   }
 }
 
