@@ -15,9 +15,12 @@
 //            until the known longest (at most 2000 runs): the median runs beside the paper's
 //            smith_waterman: exhaustive n = 3, 4, 5, wise (n0=3) and PySE pre-trained at 5 (seeds
 //            1..5) at n = 3 .. 100
+//            dijkstra: exhaustive n = 3, 4 (--large: 5) and wise (n0=4) at n = 5, 6, 8; --large
+//            also spf-wca h=2 (n0=4) at 5 and PySE pre-trained at 4, 300 runs a size, at 5, 6, 8
 //   --smoke  boyer_moore3 n = 3, 4, 5, 10, insertion_sort n = 2..6, smith_waterman exhaustive
 //            n = 3..5, wise n = 3..10, PySE (seed 1) n = 3, 10 only
-//   --pyse   the PySE rows only; for experiments, the environment sets PYSE_PROGRAM (one program),
+//   --pyse   the PySE rows only (boyer_moore3 pre-trained at 5 and at 10, smith_waterman at 5); for
+//   experiments, the environment sets PYSE_PROGRAM (one program),
 //            PYSE_SEEDS (how many, default 5), PYSE_SEED0 (the first, default 1) and PyseOptions:
 //            PYSE_LR, PYSE_PASSES, PYSE_MIN_UPDATES, PYSE_EPS, PYSE_RUN_EPS
 #include <algorithm>
@@ -86,6 +89,13 @@ const PaperRow kPaperRows[] = {
     {"boyer_moore3", "pyse(pre5)", 20, 18, "2", "0:12"},
     {"boyer_moore3", "pyse(pre5)", 30, 30, "3", "0:20"},
     {"boyer_moore3", "pyse(pre5)", 100, 99, "276", "48:21"},
+    {"boyer_moore3", "pyse(pre10)", 3, 3, "2", "0:11"},
+    {"boyer_moore3", "pyse(pre10)", 4, 3, "2", "0:11"},
+    {"boyer_moore3", "pyse(pre10)", 5, 3, "2", "0:11"},
+    {"boyer_moore3", "pyse(pre10)", 10, 9, "1", "0:02"},
+    {"boyer_moore3", "pyse(pre10)", 20, 18, "2", "0:12"},
+    {"boyer_moore3", "pyse(pre10)", 30, 30, "3", "0:20"},
+    {"boyer_moore3", "pyse(pre10)", 100, 99, "82", "13:03"},
     {"smith_waterman", "exhaustive", 3, 9, "127", "0:04"},
     {"smith_waterman", "exhaustive", 4, 12, "511", "0:18"},
     {"smith_waterman", "exhaustive", 5, 15, "2047", "1:14"},
@@ -214,6 +224,46 @@ int run_pyse(const Program& p, int n0, const std::vector<int>& sizes, int seeds,
   return 0;
 }
 
+// PySE pre-trained at n0 with a budget of `budget` runs per size, where the longest is not known:
+// the longest each seed found, and their median.
+int run_pyse_budget(const Program& p, int n0, const std::vector<int>& sizes, int seeds,
+                    std::uint64_t budget, const SearchOptions& o) {
+  std::vector<std::vector<std::uint64_t>> longest(sizes.size());
+  std::vector<double> seconds(sizes.size(), 0);
+  for (int seed = 1; seed <= seeds; ++seed) {
+    prowl::wc::PyseOptions po;
+    po.seed = static_cast<std::uint64_t>(seed);
+    prowl::wc::Pyse pyse(p, po);
+    SearchOptions limited = o;
+    limited.max_paths = budget;
+    if (auto pre = pyse.search(n0, limited); !pre) {
+      std::fprintf(stderr, "%s\n", pre.status().message().c_str());
+      return 1;
+    }
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      auto r = pyse.search(sizes[i], limited);
+      if (!r) {
+        std::fprintf(stderr, "%s\n", r.status().message().c_str());
+        return 1;
+      }
+      longest[i].push_back(r->longest);
+      seconds[i] += r->seconds;
+    }
+  }
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    std::vector<std::uint64_t> sorted = longest[i];
+    std::sort(sorted.begin(), sorted.end());
+    std::string each;
+    for (std::uint64_t l : longest[i]) each += (each.empty() ? "" : ",") + std::to_string(l);
+    fmt::print(
+        "WC program={} search=pyse(pre{}) n={} longest={} runs={} seeds={} each={} "
+        "seconds={:.3f}\n",
+        p.name, n0, sizes[i], sorted[sorted.size() / 2], budget, seeds, each, seconds[i] / seeds);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
 const Program& program(const char* name) {
   for (const Program& p : prowl::wc::examples::bundled_programs()) {
     if (p.name == name) return p;
@@ -252,6 +302,7 @@ int main(int argc, char** argv) {
     for (const Program* p : {&bm, &sw}) {
       if (only == nullptr || p->name == only) code |= run_pyse(*p, 5, paper_sizes, seeds, options);
     }
+    if (only == nullptr || bm.name == only) code |= run_pyse(bm, 10, paper_sizes, seeds, options);
     return code;
   }
   std::vector<int> exhaustive_sizes = {3, 4, 5, 10};
@@ -281,6 +332,16 @@ int main(int argc, char** argv) {
   code |=
       run_guided(sw, "wise", {3}, 0, smoke ? std::vector<int>{3, 4, 5, 10} : paper_sizes, options);
   if (!smoke) code |= run_pyse(bm, 5, paper_sizes, 5, options);
+  if (!smoke) code |= run_pyse(bm, 10, paper_sizes, 5, options);
+  // Dijkstra (no figures in the paper): exhaustive where it finishes, then the learners.
+  const Program& dj = program("dijkstra");
+  code |= run_exhaustive(dj, large ? std::vector<int>{3, 4, 5} : std::vector<int>{3, 4}, options);
+  code |= run_guided(dj, "wise", {4}, 0, smoke ? std::vector<int>{5} : std::vector<int>{5, 6, 8},
+                     options);
+  if (large) {
+    code |= run_guided(dj, "spf-wca(4)", {4}, 2, {5}, options);
+    code |= run_pyse_budget(dj, 4, {5, 6, 8}, 5, 300, options);
+  }
   code |= run_pyse(sw, 5, smoke ? std::vector<int>{3, 10} : paper_sizes, smoke ? 1 : 5, options);
   return code;
 }

@@ -14,6 +14,9 @@ const std::vector<Program>& bundled_programs() {
        "local alignment of n text symbols against a 3-symbol query, stopping at a perfect hit "
        "(worst: 3n, always False)",
        smith_waterman},
+      {"dijkstra",
+       "Dijkstra on the complete digraph of n nodes, symbolic weights, a binary heap (irregular)",
+       dijkstra},
   };
   return programs;
 }

@@ -25,6 +25,12 @@ void boyer_moore3(SymExec& ex, int n);
 // 16, counts the texts of k symbols without 1,2,3 in them: 64, 253, 997 at n = 3, 4, 5.
 void smith_waterman(SymExec& ex, int n);
 
+// Dijkstra's shortest paths from node 0 of the complete directed graph on n nodes with symbolic
+// weights, on a binary min-heap with lazy deletion (the seed's example of a worst case with no
+// simple branching policy): negative weights rejected first, then the heap's sift-up and
+// sift-down compares and the relaxations are the decisions.
+void dijkstra(SymExec& ex, int n);
+
 // Every bundled program, by name.
 const std::vector<Program>& bundled_programs();
 

@@ -3,7 +3,7 @@ set(wc_work ${PROWL_CLI_WORK}/worst_case)
 file(MAKE_DIRECTORY ${wc_work})
 
 prowl_cli_test(worst_case_lists_its_programs EXIT 0
-  STDOUT "^insertion_sort  .*\nboyer_moore3  .*\nsmith_waterman  .*\n$"
+  STDOUT "^insertion_sort  .*\nboyer_moore3  .*\nsmith_waterman  .*\ndijkstra  .*\n$"
   COMMAND ${prowl} worst-case --list)
 prowl_cli_test(worst_case_exhaustive_boyer_moore3 EXIT 0
   STDOUT "n=3: longest 3 in 4 paths .*n=10: longest 9 in 40 paths .*n=20: longest 18 in 1093 paths "
@@ -30,7 +30,7 @@ prowl_cli_test(worst_case_path_limit_is_inconclusive EXIT 4
   STDOUT "n=8: longest [0-9]+ in 10 paths .*, path limit"
   COMMAND ${prowl} worst-case insertion_sort --n 8 --max-paths 10)
 prowl_cli_test(worst_case_unknown_program EXIT 2
-  STDERR "unknown program 'nosuch' \\(the programs: insertion_sort, boyer_moore3, smith_waterman\\)"
+  STDERR "unknown program 'nosuch' \\(the programs: insertion_sort, boyer_moore3, smith_waterman, dijkstra\\)"
   COMMAND ${prowl} worst-case nosuch --n 3)
 prowl_cli_test(worst_case_size_below_one EXIT 2
   STDERR "--n 3,0: '0' is not a size \\(an integer from 1 to 100000"
@@ -99,3 +99,15 @@ prowl_cli_test(worst_case_user_binary_searches_its_function EXIT 0
 prowl_cli_test(worst_case_user_non_bool_condition_names_the_site EXIT 2
   STDERR "int_condition: worst_case_user.cpp:[0-9]+: the condition of a branch must be Bool, but is Int"
   COMMAND $<TARGET_FILE:prowl_worst_case_user> int_condition --n 1)
+
+# dijkstra: WISE learned at 4; its witness graph replays concretely to the same decisions.
+prowl_cli_test(worst_case_wise_dijkstra_writes_a_witness EXIT 0
+  STDOUT "learned at n=4 \\(longest 28, 108 paths\\): 4 rules.*n=6: longest 118 in 1 path "
+  FILE ${wc_work}/dj/dijkstra-n6.trace
+  FILE_MATCHES "^prowl-trace 1 dijkstra kind=worst-case n=6 length=118 search=wise "
+  COMMAND ${prowl} worst-case dijkstra --n 6 --search wise --train-n 4 --trace-dir ${wc_work}/dj)
+prowl_cli_test(worst_case_dijkstra_witness_replays EXIT 1
+  STDOUT "recorded  118 decisions\nreplayed  118 decisions: [TF]+\nreproduced"
+  COMMAND ${prowl} replay ${wc_work}/dj/dijkstra-n6.trace)
+set_tests_properties(cli.worst_case_dijkstra_witness_replays PROPERTIES
+  DEPENDS cli.worst_case_wise_dijkstra_writes_a_witness)

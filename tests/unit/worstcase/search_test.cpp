@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -12,12 +13,14 @@ namespace prowl::wc {
 namespace {
 
 using examples::boyer_moore3;
+using examples::dijkstra;
 using examples::insertion_sort;
 using examples::smith_waterman;
 
 const Program kInsertionSort{"insertion_sort", "", insertion_sort};
 const Program kBoyerMoore3{"boyer_moore3", "", boyer_moore3};
 const Program kSmithWaterman{"smith_waterman", "", smith_waterman};
+const Program kDijkstra{"dijkstra", "", dijkstra};
 
 std::uint64_t factorial(int n) { return n <= 1 ? 1 : n * factorial(n - 1); }
 
@@ -107,6 +110,28 @@ TEST(Wise, SmithWatermansAlwaysFalseIsLearnedAtThreeAndFindsThreeNInOnePath) {
       EXPECT_TRUE(value != "1" && value != "2" && value != "3") << name << " = " << value;
     }
   }
+}
+
+TEST(Exhaustive, DijkstrasLongestAtThreeNodesIsTheMostDecisionsOfAnyConcreteGraph) {
+  Result<SearchResult> r = exhaustive(kDijkstra, 3, {});
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->end, SearchEnd::kComplete);
+  EXPECT_EQ(r->paths, 10u);
+  EXPECT_EQ(r->longest, 9u);
+  // Every graph of weights 0..4 run concretely: none takes more decisions, and the most is 9
+  // (ties and orders of three paths need no larger weights).
+  detail::Executor executor(kDijkstra, 3, 1000);
+  std::uint64_t most = 0;
+  std::vector<std::pair<std::string, std::string>> input(6);
+  for (int code = 0; code < 5 * 5 * 5 * 5 * 5 * 5; ++code) {
+    for (int i = 0, c = code; i < 6; ++i, c /= 5) {
+      input[i] = {"w[" + std::to_string(i) + "]", std::to_string(c % 5)};
+    }
+    const detail::PathRecord run = executor.replay(input);
+    ASSERT_EQ(run.end, detail::PathEnd::kComplete);
+    most = std::max<std::uint64_t>(most, run.decisions.size());
+  }
+  EXPECT_EQ(most, r->longest);
 }
 
 TEST(Wise, MemorylessPolicyFindsInsertionSortsWorstInOnePath) {

@@ -60,7 +60,7 @@ TEST(Witness, BadTracesNameTheFileTheLineAndTheFix) {
        "w.trace:1: not a worst-case trace (its header has no kind=worst-case)"},
       {"prowl-trace 1 quicksort kind=worst-case n=3 length=3\n0 input a[0]=1\n",
        "w.trace:1: the trace is of program 'quicksort', which this binary does not have (it "
-       "has: insertion_sort, boyer_moore3, smith_waterman)"},
+       "has: insertion_sort, boyer_moore3, smith_waterman, dijkstra)"},
       {"prowl-trace 1 boyer_moore3 kind=worst-case length=3\n0 input text[0]=1\n",
        "w.trace:1: the header needs n=NUMBER (a worst-case trace written by prowl worst-case "
        "has it)"},
