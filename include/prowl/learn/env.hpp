@@ -1,0 +1,125 @@
+// Exploration environments (docs/learned.md; seed 002, GMetaExp): an agent moves over a graph it
+// cannot see, one step per move, and is rewarded for each node it covers first. An Env draws a
+// graph per reset(seed) from its distribution, offers the moves of the node it is at, and keeps
+// the graph memory: the nodes visited and the moves tried, with where they led.
+//
+// Reward (the paper's Eq. 2): r_t = (covered_t − covered_{t−1}) / |V|, |V| every node of the
+// graph; reset() returns r_0 = 1/|V| for the start, so the rewards of an episode sum to its final
+// coverage. An episode ends when every node is covered or the step budget T is spent.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "prowl/core/status.hpp"
+
+namespace prowl::learn {
+
+// What the agent sees of a move before it takes it.
+enum class Mode {
+  kVision,  // only the open moves of its node are offered (the paper's "1-hop vision")
+  kBump,    // every direction is offered; a blocked one costs a step and is then known blocked
+};
+
+std::string_view mode_name(Mode mode);
+std::optional<Mode> parse_mode(std::string_view name);
+
+// One move offered at the current node.
+struct Move {
+  std::string label;  // "north", "action 2", "back"
+  int target = -1;    // the memory node it leads to, when the memory knows; else -1
+  bool back = false;  // returns to the node the agent came from (its navigation parent)
+};
+
+// The graph memory: a node per graph node visited (in order of first visit), and each tried move.
+struct Memory {
+  struct Edge {
+    std::string label;
+    int to = -1;  // -1: the move was blocked (bump mode)
+  };
+  std::vector<std::vector<Edge>> edges;  // by memory node: the moves tried there, first try first
+  std::vector<int> visits;               // by memory node: how often the agent was there
+  std::vector<int> untried;              // by memory node: the moves offered there not yet tried
+  int current = 0;
+
+  int nodes() const { return static_cast<int>(visits.size()); }
+};
+
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  // "maze6", "er-app".
+  virtual std::string name() const = 0;
+  Mode mode() const { return mode_; }
+  // T: the steps an episode may take.
+  int budget() const { return budget_; }
+
+  // Draws a graph and a start from the distribution, seeded: the same seed gives the same graph
+  // and start. Returns r_0 = 1/|V|.
+  double reset(std::uint64_t seed);
+  // The moves offered now (none once done()).
+  const std::vector<Move>& moves() const { return moves_; }
+  // Takes moves()[index]: one step. Returns the reward. REQUIRES: !done(), index < moves().size().
+  double step(std::size_t index);
+
+  int steps() const { return steps_; }
+  // Distinct graph nodes visited, over every node of the graph.
+  double coverage() const;
+  int covered() const { return covered_; }
+  int graph_nodes() const { return static_cast<int>(out_.size()); }
+
+  // One edge of the drawn graph: to == -1 is a wall (offered only in bump mode).
+  struct GraphEdge {
+    std::string label;
+    int to = -1;
+    int reverse = -1;  // the index of the edge back (to → here), when the graph is undirected
+  };
+  // The drawn graph, by node (what the agent does not see: for tests and offline optima).
+  const std::vector<std::vector<GraphEdge>>& graph() const { return out_; }
+  // The graph node the agent is at (hidden from it, as graph() is).
+  int graph_node() const { return at_; }
+  bool done() const;
+  const Memory& memory() const { return memory_; }
+
+ protected:
+  Env(Mode mode, int budget, bool has_back) : mode_(mode), budget_(budget), has_back_(has_back) {}
+  // Draws the graph into out (by node, its edges) and returns the start node.
+  virtual int draw(std::uint64_t seed, std::vector<std::vector<GraphEdge>>& out) = 0;
+
+ private:
+  void offer();
+  int remember(int node);
+  void learn_edge(int from_node, std::size_t edge, int to_node);
+  void count_untried(int node);
+
+  Mode mode_;
+  int budget_;
+  bool has_back_;
+  std::vector<std::vector<GraphEdge>> out_;
+  int at_ = 0;                             // graph node
+  std::vector<int> memory_of_;             // graph node -> memory node (-1 unvisited)
+  std::vector<int> parent_;                // navigation stack of graph nodes (back pops it)
+  std::vector<std::vector<char>> tried_;   // by graph node, by edge: taken (or bumped) before
+  std::vector<std::size_t> offered_edge_;  // moves_[i] -> edge index (SIZE_MAX: back)
+  std::vector<Move> moves_;
+  Memory memory_;
+  int steps_ = 0;
+  int covered_ = 0;
+};
+
+// A perfect 6×6 maze (recursive backtracker), a random start, T = 36, moves labelled north, east,
+// south, west; no coordinates.
+std::unique_ptr<Env> make_maze6(Mode mode);
+// A directed Erdős–Rényi graph, n ~ U[15, 20], p = 0.1, plus a random spanning arborescence from
+// the start (every node reachable, as an app's screens are from its start screen); T = 15; moves
+// "action K" by edge and "back" (return to the node the agent came from, one step).
+std::unique_ptr<Env> make_er_app();
+// The environment named `name` ("maze6", "er-app"); an invalid Status naming the choices.
+Result<std::unique_ptr<Env>> make_env(std::string_view name, Mode mode);
+
+}  // namespace prowl::learn

@@ -1,0 +1,122 @@
+#include "prowl/learn/baselines.hpp"
+
+#include <deque>
+#include <vector>
+
+#include "prowl/core/rng.hpp"
+
+namespace prowl::learn {
+
+namespace {
+
+// The indexes of the offered moves whose targets are unknown.
+std::vector<std::size_t> untried(const Env& env) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < env.moves().size(); ++i) {
+    if (env.moves()[i].target < 0 && !env.moves()[i].back) out.push_back(i);
+  }
+  return out;
+}
+
+std::size_t pick(Rng& rng, const std::vector<std::size_t>& from) {
+  return from[rng.below(from.size())];
+}
+
+// The first move of a shortest known route from the current memory node to `to` (BFS over the
+// memory's edges, which are the moves the agent knows the targets of); moves().size() if none.
+std::size_t toward(const Env& env, int to) {
+  const Memory& m = env.memory();
+  for (std::size_t i = 0; i < env.moves().size(); ++i) {
+    if (env.moves()[i].target == to) return i;
+  }
+  std::vector<int> first(static_cast<std::size_t>(m.nodes()), -1);  // node -> the move index
+  std::deque<int> queue;
+  for (std::size_t i = 0; i < env.moves().size(); ++i) {
+    const int t = env.moves()[i].target;
+    if (t >= 0 && first[static_cast<std::size_t>(t)] < 0) {
+      first[static_cast<std::size_t>(t)] = static_cast<int>(i);
+      queue.push_back(t);
+    }
+  }
+  while (!queue.empty()) {
+    const int node = queue.front();
+    queue.pop_front();
+    if (node == to) return static_cast<std::size_t>(first[static_cast<std::size_t>(node)]);
+    for (const Memory::Edge& e : m.edges[static_cast<std::size_t>(node)]) {
+      if (e.to >= 0 && first[static_cast<std::size_t>(e.to)] < 0) {
+        first[static_cast<std::size_t>(e.to)] = first[static_cast<std::size_t>(node)];
+        queue.push_back(e.to);
+      }
+    }
+  }
+  return env.moves().size();
+}
+
+}  // namespace
+
+double run_random(Env& env, std::uint64_t seed) {
+  Rng rng(seed);
+  while (!env.done() && !env.moves().empty()) env.step(rng.below(env.moves().size()));
+  return env.coverage();
+}
+
+double run_randdfs(Env& env, std::uint64_t seed) {
+  Rng rng(seed);
+  // The depth-first parent of each memory node: where the agent was when it first got there.
+  std::vector<int> parent(1, -1);
+  while (!env.done() && !env.moves().empty()) {
+    const std::vector<std::size_t> fresh = untried(env);
+    const int here = env.memory().current;
+    std::size_t move = env.moves().size();
+    if (!fresh.empty()) {
+      move = pick(rng, fresh);
+    } else if (parent[static_cast<std::size_t>(here)] >= 0) {
+      move = toward(env, parent[static_cast<std::size_t>(here)]);
+    }
+    if (move == env.moves().size()) break;  // back at the root with nothing untried
+    env.step(move);
+    parent.resize(static_cast<std::size_t>(env.memory().nodes()), -1);
+    const int now = env.memory().current;
+    if (now != here && now != 0 && parent[static_cast<std::size_t>(now)] < 0) {
+      parent[static_cast<std::size_t>(now)] = here;
+    }
+  }
+  return env.coverage();
+}
+
+double run_greedy(Env& env, std::uint64_t seed) {
+  Rng rng(seed);
+  while (!env.done() && !env.moves().empty()) {
+    const std::vector<std::size_t> fresh = untried(env);
+    if (!fresh.empty()) {
+      env.step(pick(rng, fresh));
+      continue;
+    }
+    // The nearest memory node with an untried move, breadth first over the known moves.
+    const Memory& m = env.memory();
+    std::vector<char> seen(static_cast<std::size_t>(m.nodes()), 0);
+    std::deque<int> queue{m.current};
+    seen[static_cast<std::size_t>(m.current)] = 1;
+    int goal = -1;
+    while (!queue.empty() && goal < 0) {
+      const int node = queue.front();
+      queue.pop_front();
+      if (m.untried[static_cast<std::size_t>(node)] > 0) {
+        goal = node;
+        break;
+      }
+      for (const Memory::Edge& e : m.edges[static_cast<std::size_t>(node)]) {
+        if (e.to >= 0 && !seen[static_cast<std::size_t>(e.to)]) {
+          seen[static_cast<std::size_t>(e.to)] = 1;
+          queue.push_back(e.to);
+        }
+      }
+    }
+    const std::size_t move = goal < 0 ? env.moves().size() : toward(env, goal);
+    if (move == env.moves().size()) break;  // every known node is fully tried
+    env.step(move);
+  }
+  return env.coverage();
+}
+
+}  // namespace prowl::learn

@@ -1,0 +1,236 @@
+#include "prowl/learn/env.hpp"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <set>
+
+#include "prowl/core/rng.hpp"
+#include "prowl/learn/baselines.hpp"
+
+namespace prowl::learn {
+namespace {
+
+// The nodes reachable from `start` over the graph's open edges.
+int reachable(const Env& env, int start) {
+  std::vector<char> seen(static_cast<std::size_t>(env.graph_nodes()), 0);
+  std::deque<int> queue{start};
+  seen[static_cast<std::size_t>(start)] = 1;
+  int count = 0;
+  while (!queue.empty()) {
+    const int v = queue.front();
+    queue.pop_front();
+    ++count;
+    for (const auto& e : env.graph()[static_cast<std::size_t>(v)]) {
+      if (e.to >= 0 && !seen[static_cast<std::size_t>(e.to)]) {
+        seen[static_cast<std::size_t>(e.to)] = 1;
+        queue.push_back(e.to);
+      }
+    }
+  }
+  return count;
+}
+
+TEST(Maze6, IsAPerfectMazeOfThirtySixCellsDrawnFromTheSeed) {
+  auto maze = make_maze6(Mode::kVision);
+  std::set<std::vector<int>> shapes;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    EXPECT_DOUBLE_EQ(maze->reset(seed), 1.0 / 36);
+    ASSERT_EQ(maze->graph_nodes(), 36);
+    int open = 0, walls = 0;
+    std::vector<int> shape;
+    for (int v = 0; v < 36; ++v) {
+      for (const auto& e : maze->graph()[static_cast<std::size_t>(v)]) {
+        open += e.to >= 0 ? 1 : 0;
+        walls += e.to < 0 ? 1 : 0;
+        shape.push_back(e.to);
+        if (e.to >= 0) {  // undirected: the reverse edge leads back
+          ASSERT_GE(e.reverse, 0);
+          EXPECT_EQ(
+              maze->graph()[static_cast<std::size_t>(e.to)][static_cast<std::size_t>(e.reverse)].to,
+              v);
+        }
+      }
+    }
+    // A spanning tree of the 6×6 grid: 35 passages (70 directed edges) of its 60 inner ones.
+    EXPECT_EQ(open, 70);
+    EXPECT_EQ(walls, 2 * 60 - 70);
+    EXPECT_EQ(reachable(*maze, 0), 36);
+    shapes.insert(shape);
+  }
+  EXPECT_EQ(shapes.size(), 20u);  // every seed its own maze
+  auto again = make_maze6(Mode::kVision);
+  maze->reset(7);
+  again->reset(7);
+  for (int v = 0; v < 36; ++v) {
+    ASSERT_EQ(maze->graph()[static_cast<std::size_t>(v)].size(),
+              again->graph()[static_cast<std::size_t>(v)].size());
+    for (std::size_t i = 0; i < maze->graph()[static_cast<std::size_t>(v)].size(); ++i) {
+      EXPECT_EQ(maze->graph()[static_cast<std::size_t>(v)][i].to,
+                again->graph()[static_cast<std::size_t>(v)][i].to);
+    }
+  }
+  EXPECT_EQ(maze->memory().current, 0);
+  EXPECT_EQ(maze->budget(), 36);
+}
+
+TEST(Maze6, VisionOffersTheOpenMovesAndTheMemoryLearnsBothWaysOfAPassage) {
+  auto maze = make_maze6(Mode::kVision);
+  maze->reset(3);
+  const auto& moves = maze->moves();
+  ASSERT_FALSE(moves.empty());
+  for (const Move& m : moves) EXPECT_EQ(m.target, -1);  // nothing tried yet
+  const std::string label = moves[0].label;
+  const double r = maze->step(0);
+  EXPECT_DOUBLE_EQ(r, 1.0 / 36);
+  EXPECT_EQ(maze->steps(), 1);
+  EXPECT_EQ(maze->memory().nodes(), 2);
+  EXPECT_EQ(maze->memory().current, 1);
+  // The way back is known: it leads to memory node 0, and stepping it covers nothing.
+  const std::string opposite = label == "north"   ? "south"
+                               : label == "south" ? "north"
+                               : label == "east"  ? "west"
+                                                  : "east";
+  std::size_t back = maze->moves().size();
+  for (std::size_t i = 0; i < maze->moves().size(); ++i) {
+    if (maze->moves()[i].label == opposite) back = i;
+  }
+  ASSERT_LT(back, maze->moves().size());
+  EXPECT_EQ(maze->moves()[back].target, 0);
+  EXPECT_EQ(maze->step(back), 0);
+  EXPECT_EQ(maze->memory().current, 0);
+  EXPECT_EQ(maze->memory().visits[0], 2);
+  ASSERT_EQ(maze->memory().edges[0].size(), 1u);
+  EXPECT_EQ(maze->memory().edges[0][0].label, label);
+  EXPECT_EQ(maze->memory().edges[0][0].to, 1);
+}
+
+TEST(Maze6, BumpOffersWallsThatCostAStepAndAreThenKnown) {
+  auto maze = make_maze6(Mode::kBump);
+  // A start with a wall beside it; in bump mode every inner direction is offered, in order.
+  std::size_t wall = 0;
+  for (std::uint64_t seed = 1;; ++seed) {
+    maze->reset(seed);
+    const auto& edges = maze->graph()[static_cast<std::size_t>(maze->graph_node())];
+    ASSERT_EQ(maze->moves().size(), edges.size());
+    wall = edges.size();
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+      if (edges[i].to < 0) wall = i;
+    }
+    if (wall < edges.size()) break;
+  }
+  const std::size_t offered = maze->moves().size();
+  const int at = maze->graph_node();
+  EXPECT_EQ(maze->step(wall), 0);
+  EXPECT_EQ(maze->steps(), 1);
+  EXPECT_EQ(maze->graph_node(), at);             // bumped: still there
+  EXPECT_EQ(maze->moves().size(), offered - 1);  // and the wall is not offered again
+  ASSERT_EQ(maze->memory().edges[0].size(), 1u);
+  EXPECT_EQ(maze->memory().edges[0][0].to, -1);
+  // Vision never offers it.
+  auto seeing = make_maze6(Mode::kVision);
+  seeing->reset(1);
+  for (const Move& m : seeing->moves()) {
+    bool open = false;
+    for (const auto& e : seeing->graph()[static_cast<std::size_t>(seeing->graph_node())]) {
+      open = open || (e.label == m.label && e.to >= 0);
+    }
+    EXPECT_TRUE(open) << m.label;
+  }
+}
+
+TEST(ErApp, EveryScreenIsReachableFromTheStartAndBackReturnsToTheParent) {
+  auto app = make_er_app();
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    app->reset(seed);
+    EXPECT_GE(app->graph_nodes(), 15);
+    EXPECT_LE(app->graph_nodes(), 20);
+    EXPECT_EQ(reachable(*app, app->graph_node()), app->graph_nodes());
+  }
+  app->reset(2);
+  EXPECT_EQ(app->budget(), 15);
+  for (const Move& m : app->moves()) EXPECT_FALSE(m.back);  // nowhere to go back to yet
+  const int start = app->graph_node();
+  app->step(0);
+  const Move& back = app->moves().back();
+  ASSERT_TRUE(back.back);
+  EXPECT_EQ(back.label, "back");
+  EXPECT_EQ(back.target, 0);
+  app->step(app->moves().size() - 1);
+  EXPECT_EQ(app->graph_node(), start);
+  EXPECT_EQ(app->steps(), 2);
+  EXPECT_EQ(make_env("er-app", Mode::kBump).status().message(),
+            "er-app has no walls to bump into: its mode is vision");
+  EXPECT_EQ(make_env("maze9", Mode::kVision).status().message(),
+            "unknown environment 'maze9' (the environments: maze6, er-app)");
+}
+
+TEST(Env, TheRewardsOfAnEpisodeSumToItsCoverage) {
+  for (const char* name : {"maze6", "er-app"}) {
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      std::unique_ptr<Env> env = make_env(name, Mode::kVision).value();
+      double sum = env->reset(seed);
+      Rng rng(seed);
+      while (!env->done()) sum += env->step(rng.below(env->moves().size()));
+      EXPECT_DOUBLE_EQ(sum, env->coverage()) << name << " seed " << seed;
+      EXPECT_EQ(env->coverage(), static_cast<double>(env->memory().nodes()) / env->graph_nodes());
+      EXPECT_TRUE(env->moves().empty());
+    }
+  }
+}
+
+// An undirected tree given by its edges (u, v), start 0.
+class Tree : public Env {
+ public:
+  Tree(std::vector<std::pair<int, int>> edges, int budget)
+      : Env(Mode::kVision, budget, false), edges_(std::move(edges)) {}
+  std::string name() const override { return "tree"; }
+
+ private:
+  int draw(std::uint64_t, std::vector<std::vector<GraphEdge>>& out) override {
+    out.assign(edges_.size() + 1, {});
+    for (const auto& [u, v] : edges_) {
+      auto& at_u = out[static_cast<std::size_t>(u)];
+      auto& at_v = out[static_cast<std::size_t>(v)];
+      at_u.push_back({"to " + std::to_string(v), v, static_cast<int>(at_v.size())});
+      at_v.push_back({"to " + std::to_string(u), u, static_cast<int>(at_u.size()) - 1});
+    }
+    return 0;
+  }
+  std::vector<std::pair<int, int>> edges_;
+};
+
+TEST(Baselines, RandDfsAndGreedyWalkAChainToItsEndInFourSteps) {
+  Tree chain({{0, 1}, {1, 2}, {2, 3}, {3, 4}}, 4);
+  chain.reset(1);
+  EXPECT_EQ(run_randdfs(chain, 1), 1.0);
+  EXPECT_EQ(chain.steps(), 4);
+  chain.reset(1);
+  EXPECT_EQ(run_greedy(chain, 1), 1.0);
+  EXPECT_EQ(chain.steps(), 4);
+}
+
+TEST(Baselines, RandDfsAndGreedyBacktrackOneStepAtATime) {
+  // 0 - 1 and 0 - 2 - 3: going to 1 first covers all in 4 steps (1, back to 0, 2, 3); going to 2
+  // first in 5 (2, 3, back to 2, back to 0, 1). Random picks at 0 decide which.
+  Tree tree({{0, 1}, {0, 2}, {2, 3}}, 10);
+  std::set<int> seen_steps;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    for (auto run : {run_randdfs, run_greedy}) {
+      tree.reset(seed);
+      EXPECT_EQ(run(tree, seed), 1.0);
+      const bool one_first = tree.memory().edges[0][0].label == "to 1";
+      EXPECT_EQ(tree.steps(), one_first ? 4 : 5) << "seed " << seed;
+      seen_steps.insert(tree.steps());
+      // The same seed gives the same walk.
+      const int steps = tree.steps();
+      tree.reset(seed);
+      run(tree, seed);
+      EXPECT_EQ(tree.steps(), steps);
+    }
+  }
+  EXPECT_EQ(seen_steps, (std::set<int>{4, 5}));
+}
+
+}  // namespace
+}  // namespace prowl::learn
