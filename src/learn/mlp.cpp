@@ -236,6 +236,22 @@ void Mlp::step(const Gradients& gradients) {
   }
 }
 
+void add_gradients(Gradients& into, const Gradients& g, double scale) {
+  if (into.empty()) {
+    into = g;
+    for (Layer& layer : into) {
+      layer.weights *= scale;
+      layer.bias *= scale;
+    }
+    return;
+  }
+  PROWL_CHECK(same_shapes(into, g), "add_gradients: the gradients must have the same shapes");
+  for (std::size_t l = 0; l < into.size(); ++l) {
+    into[l].weights += scale * g[l].weights;
+    into[l].bias += scale * g[l].bias;
+  }
+}
+
 double Mlp::train(const Eigen::VectorXd& x, int output, double target) {
   return train({Example{x, output, target}});
 }
@@ -253,15 +269,7 @@ double Mlp::train(const std::vector<Example>& batch) {
     loss += 0.5 * error * error * weight;
     Eigen::VectorXd dloss_dy = Eigen::VectorXd::Zero(outputs());
     dloss_dy(e.output) = error * weight;
-    Gradients g = backward(pass, dloss_dy);
-    if (sum.empty()) {
-      sum = std::move(g);
-      continue;
-    }
-    for (std::size_t l = 0; l < sum.size(); ++l) {
-      sum[l].weights += g[l].weights;
-      sum[l].bias += g[l].bias;
-    }
+    add_gradients(sum, backward(pass, dloss_dy));
   }
   step(sum);
   return loss;

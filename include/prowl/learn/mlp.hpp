@@ -52,6 +52,10 @@ struct Layer {
 // The gradient of a loss with respect to every parameter, laid out like Mlp::layers().
 using Gradients = std::vector<Layer>;
 
+// into += scale · g, layer by layer; an empty `into` becomes scale · g.
+// REQUIRES: into is empty or shaped like g.
+void add_gradients(Gradients& into, const Gradients& g, double scale = 1.0);
+
 // One training example for a single output: the network should give `target` at output `output`
 // of input `input`.
 struct Example {

@@ -7,6 +7,7 @@
 
 #include "prowl/core/rng.hpp"
 #include "prowl/learn/baselines.hpp"
+#include "tree_env.hpp"
 
 namespace prowl::learn {
 namespace {
@@ -178,27 +179,6 @@ TEST(Env, TheRewardsOfAnEpisodeSumToItsCoverage) {
     }
   }
 }
-
-// An undirected tree given by its edges (u, v), start 0.
-class Tree : public Env {
- public:
-  Tree(std::vector<std::pair<int, int>> edges, int budget)
-      : Env(Mode::kVision, budget, false), edges_(std::move(edges)) {}
-  std::string name() const override { return "tree"; }
-
- private:
-  int draw(std::uint64_t, std::vector<std::vector<GraphEdge>>& out) override {
-    out.assign(edges_.size() + 1, {});
-    for (const auto& [u, v] : edges_) {
-      auto& at_u = out[static_cast<std::size_t>(u)];
-      auto& at_v = out[static_cast<std::size_t>(v)];
-      at_u.push_back({"to " + std::to_string(v), v, static_cast<int>(at_v.size())});
-      at_v.push_back({"to " + std::to_string(u), u, static_cast<int>(at_u.size()) - 1});
-    }
-    return 0;
-  }
-  std::vector<std::pair<int, int>> edges_;
-};
 
 TEST(Baselines, RandDfsAndGreedyWalkAChainToItsEndInFourSteps) {
   Tree chain({{0, 1}, {1, 2}, {2, 3}, {3, 4}}, 4);

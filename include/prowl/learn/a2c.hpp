@@ -1,0 +1,71 @@
+// A move-scoring exploration policy and its training by synchronous advantage actor-critic (A2C;
+// docs/learned.md, "Training"). The policy scores each offered move with a network over the
+// move's features (prowl/learn/features.hpp) and picks by a softmax over the scores; the critic
+// estimates the coverage still to come from the state's features. With no hidden layer the scorer
+// is the linear softmax, the control that tells whether a graph network is worth it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "prowl/core/rng.hpp"
+#include "prowl/learn/env.hpp"
+#include "prowl/learn/mlp.hpp"
+
+namespace prowl::learn {
+
+class MovePolicy {
+ public:
+  // Scorer sizes {kMoveFeatures, hidden..., 1}, critic {kStateFeatures, hidden..., 1}, tanh, drawn
+  // from `seed`; Adam at `learning_rate`.
+  MovePolicy(const std::vector<int>& hidden, std::uint64_t seed, double learning_rate);
+
+  // The softmax of the scores of env.moves(). REQUIRES: moves() is not empty.
+  Eigen::VectorXd probabilities(const Env& env) const;
+  // The move of the highest score (the first of equal ones).
+  std::size_t greedy(const Env& env) const;
+  double value(const Env& env) const;
+
+  Mlp& scorer() { return scorer_; }
+  Mlp& critic() { return critic_; }
+  const Mlp& scorer() const { return scorer_; }
+  const Mlp& critic() const { return critic_; }
+
+ private:
+  Mlp scorer_;
+  Mlp critic_;
+};
+
+struct A2cOptions {
+  int updates = 300;       // optimizer steps
+  int envs = 16;           // episodes per step, each on a graph of its own (the paper: 32 actors)
+  double entropy = 0.01;   // weight of the policy's entropy in the loss
+  double gamma = 1.0;      // discount of the coverage to come (the paper's objective: none)
+  std::uint64_t seed = 1;  // graphs and choices; training graph k is reset(kTrainingGraphs + k)
+};
+
+// Training graphs are drawn from reset(kTrainingGraphs + k), k = 0, 1, ...: disjoint from the
+// held-out graphs of the benchmark (seeds 1000 to 1099) and of evaluations below 10^9.
+inline constexpr std::uint64_t kTrainingGraphs = 1'000'000'000;
+
+struct CurvePoint {
+  int update = 0;
+  double coverage = 0;  // mean final coverage of that update's episodes
+};
+
+// Trains `policy` on episodes of `env` (reset to training graphs). Calls `progress` after each
+// update. Returns the learning curve.
+std::vector<CurvePoint> train_a2c(Env& env, MovePolicy& policy, const A2cOptions& options,
+                                  const std::function<void(const CurvePoint&)>& progress = {});
+
+// The gradient, over the scores z of the moves, of one step's actor loss
+// −advantage · log p[action] − entropy_weight · H(p), p = softmax(z).
+Eigen::VectorXd actor_loss_gradient(const Eigen::VectorXd& p, std::size_t action, double advantage,
+                                    double entropy_weight);
+
+// Runs the policy greedily until the env is done; its coverage.
+double run_policy(Env& env, const MovePolicy& policy);
+
+}  // namespace prowl::learn

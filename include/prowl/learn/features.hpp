@@ -1,0 +1,30 @@
+// What a learned exploration policy sees of an Env (docs/learned.md, "Features"): per offered
+// move, and per state for the critic. Computed from moves() and memory() only, never from the
+// hidden graph, so that the same features describe any environment.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "prowl/learn/env.hpp"
+
+namespace prowl::learn {
+
+// The name of this feature set, recorded in policy files and checked when they are loaded.
+inline constexpr std::string_view kMoveFeatureSet = "moves-v1";
+
+// Per move: 1; whether its target is unknown (untried); whether it is back; for a known target,
+// its visits (log(1 + v)), whether it has untried moves, and the known-route distance from it to
+// the nearest node with untried moves (1 / (1 + d); 0 when there is none); the current node's
+// untried moves (/ 4); the share of the budget spent.
+inline constexpr int kMoveFeatures = 8;
+std::vector<Eigen::VectorXd> move_features(const Env& env);
+
+// Per state: 1; the share of the budget spent; the coverage so far; the share of the memory's
+// nodes with untried moves.
+inline constexpr int kStateFeatures = 4;
+Eigen::VectorXd state_features(const Env& env);
+
+}  // namespace prowl::learn

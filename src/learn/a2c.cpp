@@ -1,0 +1,139 @@
+#include "prowl/learn/a2c.hpp"
+
+#include <cmath>
+
+#include "prowl/learn/features.hpp"
+
+namespace prowl::learn {
+
+namespace {
+
+std::vector<int> sizes(int inputs, const std::vector<int>& hidden) {
+  std::vector<int> out{inputs};
+  out.insert(out.end(), hidden.begin(), hidden.end());
+  out.push_back(1);
+  return out;
+}
+
+Eigen::VectorXd softmax(const Eigen::VectorXd& z) {
+  const Eigen::VectorXd e = (z.array() - z.maxCoeff()).exp().matrix();
+  return e / e.sum();
+}
+
+Eigen::VectorXd scores(const Mlp& scorer, const std::vector<Eigen::VectorXd>& features) {
+  Eigen::VectorXd z(static_cast<Eigen::Index>(features.size()));
+  for (std::size_t i = 0; i < features.size(); ++i) {
+    z[static_cast<Eigen::Index>(i)] = scorer.forward(features[i])[0];
+  }
+  return z;
+}
+
+// One step of an episode, kept for the update.
+struct Step {
+  std::vector<Eigen::VectorXd> moves;
+  Eigen::VectorXd probabilities;
+  std::size_t action = 0;
+  Eigen::VectorXd state;
+  double value = 0;
+  double reward = 0;
+};
+
+}  // namespace
+
+Eigen::VectorXd actor_loss_gradient(const Eigen::VectorXd& p, std::size_t action, double advantage,
+                                    double entropy_weight) {
+  const double entropy = -(p.array() * p.array().max(1e-12).log()).sum();
+  Eigen::VectorXd dz(p.size());
+  for (Eigen::Index b = 0; b < p.size(); ++b) {
+    const double chosen = static_cast<std::size_t>(b) == action ? 1.0 : 0.0;
+    dz[b] = advantage * (p[b] - chosen) +
+            entropy_weight * p[b] * (std::log(std::max(p[b], 1e-12)) + entropy);
+  }
+  return dz;
+}
+
+MovePolicy::MovePolicy(const std::vector<int>& hidden, std::uint64_t seed, double learning_rate)
+    : scorer_(sizes(kMoveFeatures, hidden), Activation::kTanh, seed,
+              MlpOptions{learning_rate, Optimizer::kAdam, 1.0}),
+      critic_(sizes(kStateFeatures, hidden), Activation::kTanh, seed + 1,
+              MlpOptions{learning_rate, Optimizer::kAdam, 1.0}) {}
+
+Eigen::VectorXd MovePolicy::probabilities(const Env& env) const {
+  return softmax(scores(scorer_, move_features(env)));
+}
+
+std::size_t MovePolicy::greedy(const Env& env) const {
+  Eigen::Index best = 0;
+  scores(scorer_, move_features(env)).maxCoeff(&best);
+  return static_cast<std::size_t>(best);
+}
+
+double MovePolicy::value(const Env& env) const { return critic_.forward(state_features(env))[0]; }
+
+std::vector<CurvePoint> train_a2c(Env& env, MovePolicy& policy, const A2cOptions& options,
+                                  const std::function<void(const CurvePoint&)>& progress) {
+  std::vector<CurvePoint> curve;
+  Rng rng(options.seed);
+  std::uint64_t graph = kTrainingGraphs + options.seed * 1'000'000;
+  std::vector<Step> steps;
+  for (int update = 0; update < options.updates; ++update) {
+    Gradients actor, critic;
+    double coverage = 0;
+    std::size_t count = 0;
+    for (int k = 0; k < options.envs; ++k) {
+      steps.clear();
+      env.reset(graph++);
+      while (!env.done() && !env.moves().empty()) {
+        Step s;
+        s.moves = move_features(env);
+        s.probabilities = softmax(scores(policy.scorer(), s.moves));
+        double u = rng.unit();
+        s.action = static_cast<std::size_t>(s.probabilities.size() - 1);
+        for (Eigen::Index i = 0; i < s.probabilities.size(); ++i) {
+          if ((u -= s.probabilities[i]) < 0) {
+            s.action = static_cast<std::size_t>(i);
+            break;
+          }
+        }
+        s.state = state_features(env);
+        s.value = policy.critic().forward(s.state)[0];
+        s.reward = env.step(s.action);
+        steps.push_back(std::move(s));
+      }
+      coverage += env.coverage();
+      // Returns, advantages and the gradients of the actor's and the critic's losses.
+      double to_come = 0;
+      for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+        to_come = it->reward + options.gamma * to_come;
+        const double advantage = to_come - it->value;
+        const Eigen::VectorXd dz =
+            actor_loss_gradient(it->probabilities, it->action, advantage, options.entropy);
+        for (Eigen::Index b = 0; b < dz.size(); ++b) {
+          add_gradients(actor, policy.scorer().gradient(it->moves[static_cast<std::size_t>(b)],
+                                                        Eigen::VectorXd::Constant(1, dz[b])));
+        }
+        add_gradients(critic, policy.critic().gradient(
+                                  it->state, Eigen::VectorXd::Constant(1, it->value - to_come)));
+        ++count;
+      }
+    }
+    if (count > 0) {
+      const double scale = 1.0 / static_cast<double>(count);
+      Gradients a, c;
+      add_gradients(a, actor, scale);
+      add_gradients(c, critic, scale);
+      policy.scorer().step(a);
+      policy.critic().step(c);
+    }
+    curve.push_back({update + 1, coverage / options.envs});
+    if (progress) progress(curve.back());
+  }
+  return curve;
+}
+
+double run_policy(Env& env, const MovePolicy& policy) {
+  while (!env.done() && !env.moves().empty()) env.step(policy.greedy(env));
+  return env.coverage();
+}
+
+}  // namespace prowl::learn

@@ -1,0 +1,80 @@
+#include "prowl/learn/features.hpp"
+
+#include <cmath>
+#include <deque>
+
+namespace prowl::learn {
+
+namespace {
+
+// For each memory node, the known-route distance to the nearest node with untried moves (-1 when
+// none is reachable): breadth first from every such node over the reversed known moves.
+std::vector<int> frontier_distance(const Memory& m) {
+  const std::size_t n = static_cast<std::size_t>(m.nodes());
+  std::vector<std::vector<int>> into(n);
+  for (std::size_t v = 0; v < n; ++v) {
+    for (const Memory::Edge& e : m.edges[v]) {
+      if (e.to >= 0) into[static_cast<std::size_t>(e.to)].push_back(static_cast<int>(v));
+    }
+  }
+  std::vector<int> distance(n, -1);
+  std::deque<int> queue;
+  for (std::size_t v = 0; v < n; ++v) {
+    if (m.untried[v] > 0) {
+      distance[v] = 0;
+      queue.push_back(static_cast<int>(v));
+    }
+  }
+  while (!queue.empty()) {
+    const int v = queue.front();
+    queue.pop_front();
+    for (int u : into[static_cast<std::size_t>(v)]) {
+      if (distance[static_cast<std::size_t>(u)] < 0) {
+        distance[static_cast<std::size_t>(u)] = distance[static_cast<std::size_t>(v)] + 1;
+        queue.push_back(u);
+      }
+    }
+  }
+  return distance;
+}
+
+double spent(const Env& env) {
+  return static_cast<double>(env.steps()) / static_cast<double>(env.budget());
+}
+
+}  // namespace
+
+std::vector<Eigen::VectorXd> move_features(const Env& env) {
+  const Memory& m = env.memory();
+  const std::vector<int> distance = frontier_distance(m);
+  const double here_untried = m.untried[static_cast<std::size_t>(m.current)] / 4.0;
+  std::vector<Eigen::VectorXd> out;
+  out.reserve(env.moves().size());
+  for (const Move& move : env.moves()) {
+    Eigen::VectorXd f = Eigen::VectorXd::Zero(kMoveFeatures);
+    f[0] = 1;
+    f[1] = move.target < 0 ? 1 : 0;
+    f[2] = move.back ? 1 : 0;
+    if (move.target >= 0) {
+      const std::size_t t = static_cast<std::size_t>(move.target);
+      f[3] = std::log1p(static_cast<double>(m.visits[t]));
+      f[4] = m.untried[t] > 0 ? 1 : 0;
+      f[5] = distance[t] < 0 ? 0 : 1.0 / (1.0 + distance[t]);
+    }
+    f[6] = here_untried;
+    f[7] = spent(env);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+Eigen::VectorXd state_features(const Env& env) {
+  const Memory& m = env.memory();
+  int open = 0;
+  for (int u : m.untried) open += u > 0 ? 1 : 0;
+  Eigen::VectorXd f(kStateFeatures);
+  f << 1, spent(env), env.coverage(), static_cast<double>(open) / m.nodes();
+  return f;
+}
+
+}  // namespace prowl::learn

@@ -1,0 +1,105 @@
+#include "prowl/learn/a2c.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "prowl/learn/features.hpp"
+#include "tree_env.hpp"
+
+namespace prowl::learn {
+namespace {
+
+double actor_loss(const Eigen::VectorXd& z, std::size_t action, double advantage, double beta) {
+  const Eigen::VectorXd e = (z.array() - z.maxCoeff()).exp().matrix();
+  const Eigen::VectorXd p = e / e.sum();
+  const double entropy = -(p.array() * p.array().log()).sum();
+  return -advantage * std::log(p[static_cast<Eigen::Index>(action)]) - beta * entropy;
+}
+
+TEST(A2c, TheActorLossGradientMatchesFiniteDifferences) {
+  Eigen::VectorXd z(4);
+  z << 0.3, -1.2, 0.8, 0.05;
+  for (std::size_t action = 0; action < 4; ++action) {
+    for (const double advantage : {0.7, -0.4}) {
+      const Eigen::VectorXd e = (z.array() - z.maxCoeff()).exp().matrix();
+      const Eigen::VectorXd p = e / e.sum();
+      const Eigen::VectorXd dz = actor_loss_gradient(p, action, advantage, 0.05);
+      for (Eigen::Index i = 0; i < 4; ++i) {
+        Eigen::VectorXd up = z, down = z;
+        up[i] += 1e-6;
+        down[i] -= 1e-6;
+        const double numeric =
+            (actor_loss(up, action, advantage, 0.05) - actor_loss(down, action, advantage, 0.05)) /
+            2e-6;
+        EXPECT_NEAR(dz[i], numeric, 1e-7) << "action " << action << ", score " << i;
+      }
+    }
+  }
+}
+
+TEST(A2c, LearnsToWalkAFiveNodeChainToItsEndWithinFourSteps) {
+  // Start at one end, T = 4: only "always the untried move" covers all five nodes.
+  Tree chain({{0, 1}, {1, 2}, {2, 3}, {3, 4}}, 4);
+  MovePolicy policy({}, 3, 0.05);
+  A2cOptions options;
+  options.updates = 100;
+  options.envs = 8;
+  const auto curve = train_a2c(chain, policy, options);
+  ASSERT_EQ(curve.size(), 100u);
+  chain.reset(1);
+  EXPECT_EQ(run_policy(chain, policy), 1.0);
+  EXPECT_EQ(chain.steps(), 4);
+  EXPECT_EQ(curve.back().coverage, 1.0);
+}
+
+TEST(A2c, TheSameSeedTrainsTheSameWeights) {
+  auto train = [] {
+    auto maze = make_maze6(Mode::kVision);
+    MovePolicy policy({8}, 5, 0.02);
+    A2cOptions options;
+    options.updates = 5;
+    options.envs = 4;
+    options.seed = 9;
+    train_a2c(*maze, policy, options);
+    return policy.scorer().layers();
+  };
+  const auto a = train(), b = train();
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t l = 0; l < a.size(); ++l) {
+    EXPECT_EQ(a[l].weights, b[l].weights);
+    EXPECT_EQ(a[l].bias, b[l].bias);
+  }
+}
+
+TEST(Features, DescribeEachMoveFromTheMemoryOnly) {
+  Tree tree({{0, 1}, {0, 2}, {2, 3}}, 10);
+  tree.reset(1);
+  // At 0: two untried moves.
+  std::vector<Eigen::VectorXd> f = move_features(tree);
+  ASSERT_EQ(f.size(), 2u);
+  for (const auto& m : f) {
+    ASSERT_EQ(m.size(), kMoveFeatures);
+    EXPECT_EQ(m[0], 1);
+    EXPECT_EQ(m[1], 1);    // untried
+    EXPECT_EQ(m[5], 0);    // no known target
+    EXPECT_EQ(m[6], 0.5);  // two untried moves here, / 4
+    EXPECT_EQ(m[7], 0);    // no step spent
+  }
+  tree.step(0);  // to 1, a leaf: its only move leads back to 0, which still has one untried
+  f = move_features(tree);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0][1], 0);
+  EXPECT_DOUBLE_EQ(f[0][3], std::log1p(1.0));  // 0 was visited once
+  EXPECT_EQ(f[0][4], 1);                       // and has an untried move
+  EXPECT_EQ(f[0][5], 1.0);                     // distance 0 to a frontier
+  EXPECT_EQ(f[0][6], 0);
+  EXPECT_DOUBLE_EQ(f[0][7], 0.1);
+  const Eigen::VectorXd s = state_features(tree);
+  ASSERT_EQ(s.size(), kStateFeatures);
+  EXPECT_DOUBLE_EQ(s[2], 0.5);  // 2 of 4 nodes covered
+  EXPECT_DOUBLE_EQ(s[3], 0.5);  // 1 of the 2 memory nodes has untried moves
+}
+
+}  // namespace
+}  // namespace prowl::learn
