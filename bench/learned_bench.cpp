@@ -10,7 +10,6 @@
 // training graphs disjoint from the held-out ones), then run greedily once per held-out graph.
 // Graph g (g = 0 .. G-1) is reset(FIRST + g); policy seed s of it is FIRST·1000 + g·S + s. The
 // 95% interval is 1.96 standard errors over the G·S episodes.
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +22,7 @@
 #include "prowl/learn/a2c.hpp"
 #include "prowl/learn/baselines.hpp"
 #include "prowl/learn/env.hpp"
+#include "prowl/learn/evaluate.hpp"
 
 namespace {
 
@@ -103,29 +103,23 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "learned_bench: %s\n", env.status().message().c_str());
         return 2;
       }
-      for (const auto& [policy, run] : policies) {
-        double sum = 0, squares = 0;
-        const long episodes = graphs * seeds;
-        for (long g = 0; g < graphs; ++g) {
-          for (long s = 0; s < seeds; ++s) {
-            (*env)->reset(static_cast<std::uint64_t>(first + g));
-            const double c = run(**env, static_cast<std::uint64_t>(first * 1000 + g * seeds + s));
-            sum += c;
-            squares += c * c;
-          }
-        }
-        const double mean = sum / static_cast<double>(episodes);
-        const double variance =
-            std::max(0.0, squares / static_cast<double>(episodes) - mean * mean);
-        const double half = 1.96 * std::sqrt(variance / static_cast<double>(episodes));
-        fmt::print("RESULT env={} mode={} policy={} coverage={:.4f} ci={:.4f} graphs={} seeds={}\n",
-                   name, mode_text, policy, mean, half, graphs, seeds);
+      const auto print = [&](const std::string& policy, const prowl::learn::Score& score,
+                             int policy_seeds, const std::string& extra) {
+        fmt::print(
+            "RESULT env={} mode={} policy={} coverage={:.4f} ci={:.4f} graphs={} seeds={}{}\n",
+            name, mode_text, policy, score.mean, score.half_width, graphs, policy_seeds, extra);
         for (const Paper& p : kPaper) {
           if (name == p.env && policy == p.policy) {
             fmt::print("PAPER env={} policy={} coverage={}\n", p.env, p.policy, p.coverage);
           }
         }
         std::fflush(stdout);
+      };
+      for (const auto& [policy, run] : policies) {
+        print(policy,
+              prowl::learn::evaluate(**env, run, static_cast<int>(graphs), static_cast<int>(seeds),
+                                     static_cast<std::uint64_t>(first)),
+              static_cast<int>(seeds), "");
       }
       // The linear softmax over move features, trained by A2C on other graphs, run greedily
       // (one run per held-out graph: it is deterministic).
@@ -133,21 +127,15 @@ int main(int argc, char** argv) {
       prowl::learn::A2cOptions options;
       options.updates = static_cast<int>(updates);
       const auto curve = prowl::learn::train_a2c(**env, linear, options);
-      double sum = 0, squares = 0;
-      for (long g = 0; g < graphs; ++g) {
-        (*env)->reset(static_cast<std::uint64_t>(first + g));
-        const double c = prowl::learn::run_policy(**env, linear);
-        sum += c;
-        squares += c * c;
-      }
-      const double mean = sum / static_cast<double>(graphs);
-      const double variance = std::max(0.0, squares / static_cast<double>(graphs) - mean * mean);
-      fmt::print(
-          "RESULT env={} mode={} policy=linear coverage={:.4f} ci={:.4f} graphs={} seeds=1 "
-          "trained={}x{} last_train_coverage={:.4f}\n",
-          name, mode_text, mean, 1.96 * std::sqrt(variance / static_cast<double>(graphs)), graphs,
-          options.updates, options.envs, curve.back().coverage);
-      std::fflush(stdout);
+      const prowl::learn::Runner greedy = [&linear](Env& e, std::uint64_t) {
+        return prowl::learn::run_policy(e, linear);
+      };
+      print("linear",
+            prowl::learn::evaluate(**env, greedy, static_cast<int>(graphs), 1,
+                                   static_cast<std::uint64_t>(first)),
+            1,
+            fmt::format(" trained={}x{} last_train_coverage={:.4f}", options.updates, options.envs,
+                        curve.back().coverage));
     }
   }
   return 0;

@@ -43,6 +43,11 @@ int reach_replay_command(int argc, char** argv);
 // Whether the file at `path` is a trace of kind reach.
 bool is_reach_trace(const std::string& path);
 
+// `prowl train --env ENV --episodes N -o FILE`: trains an exploration policy (docs/learned.md).
+int train_command(int argc, char** argv);
+// `prowl eval --env ENV --policy FILE`: measures it beside the baselines on held-out graphs.
+int eval_command(int argc, char** argv);
+
 // `prowl version`: prints the version.
 int version_command(int argc, char** argv);
 // `prowl worst-case PROGRAM --n SIZES`: worst-case input search on the bundled programs

@@ -31,6 +31,10 @@ constexpr Command kCommands[] = {
      prowl::app::recover_command},
     {"worst-case", "find the input of a program that takes its longest path (Z3)",
      prowl::app::worst_case_command},
+    {"train", "train an exploration policy across graphs (maze6, er-app)",
+     prowl::app::train_command},
+    {"eval", "measure a trained policy beside the baselines on held-out graphs",
+     prowl::app::eval_command},
     {"version", "print prowl's version", prowl::app::version_command},
 };
 

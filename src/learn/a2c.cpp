@@ -1,6 +1,7 @@
 #include "prowl/learn/a2c.hpp"
 
 #include <cmath>
+#include <utility>
 
 #include "prowl/learn/features.hpp"
 
@@ -58,6 +59,14 @@ MovePolicy::MovePolicy(const std::vector<int>& hidden, std::uint64_t seed, doubl
       critic_(sizes(kStateFeatures, hidden), Activation::kTanh, seed + 1,
               MlpOptions{learning_rate, Optimizer::kAdam, 1.0}) {}
 
+MovePolicy::MovePolicy(Mlp scorer, std::uint64_t seed, double learning_rate)
+    : scorer_(std::move(scorer)),
+      critic_(sizes(kStateFeatures,
+                    std::vector<int>(scorer_.sizes().begin() + 1, scorer_.sizes().end() - 1)),
+              Activation::kTanh, seed + 1, MlpOptions{learning_rate, Optimizer::kAdam, 1.0}) {
+  scorer_.set_options(MlpOptions{learning_rate, Optimizer::kAdam, 1.0});
+}
+
 Eigen::VectorXd MovePolicy::probabilities(const Env& env) const {
   return softmax(scores(scorer_, move_features(env)));
 }
@@ -71,7 +80,7 @@ std::size_t MovePolicy::greedy(const Env& env) const {
 double MovePolicy::value(const Env& env) const { return critic_.forward(state_features(env))[0]; }
 
 std::vector<CurvePoint> train_a2c(Env& env, MovePolicy& policy, const A2cOptions& options,
-                                  const std::function<void(const CurvePoint&)>& progress) {
+                                  const std::function<bool(const CurvePoint&)>& progress) {
   std::vector<CurvePoint> curve;
   Rng rng(options.seed);
   std::uint64_t graph = kTrainingGraphs + options.seed * 1'000'000;
@@ -126,7 +135,7 @@ std::vector<CurvePoint> train_a2c(Env& env, MovePolicy& policy, const A2cOptions
       policy.critic().step(c);
     }
     curve.push_back({update + 1, coverage / options.envs});
-    if (progress) progress(curve.back());
+    if (progress && !progress(curve.back())) break;
   }
   return curve;
 }
@@ -134,6 +143,54 @@ std::vector<CurvePoint> train_a2c(Env& env, MovePolicy& policy, const A2cOptions
 double run_policy(Env& env, const MovePolicy& policy) {
   while (!env.done() && !env.moves().empty()) env.step(policy.greedy(env));
   return env.coverage();
+}
+
+}  // namespace prowl::learn
+
+namespace prowl::learn {
+
+PolicyFile to_policy_file(const MovePolicy& policy, const Env& env,
+                          const std::vector<std::pair<std::string, std::string>>& extra) {
+  PolicyFile file{{{"kind", "move-policy"},
+                   {"features", std::string(kMoveFeatureSet)},
+                   {"env", env.name()},
+                   {"mode", std::string(mode_name(env.mode()))}},
+                  policy.scorer()};
+  file.header.insert(file.header.end(), extra.begin(), extra.end());
+  return file;
+}
+
+Result<MovePolicy> move_policy_from_file(const PolicyFile& file, const Env& env,
+                                         const std::string& source) {
+  const auto value = [&](const std::string& key) -> std::string {
+    for (const auto& [k, v] : file.header) {
+      if (k == key) return v;
+    }
+    return "";
+  };
+  if (value("kind") != "move-policy") {
+    return Status::invalid(source + ": not a policy prowl train wrote (kind=" +
+                           (value("kind").empty() ? "<none>" : value("kind")) +
+                           ", expected move-policy): train one with prowl train");
+  }
+  if (value("features") != kMoveFeatureSet) {
+    return Status::invalid(source + ": the policy reads features " + value("features") +
+                           "; this prowl computes " + std::string(kMoveFeatureSet) +
+                           ": train it again with this prowl");
+  }
+  if (value("env") != env.name() || value("mode") != mode_name(env.mode())) {
+    return Status::invalid(source + ": the policy was trained for " + value("env") + " (" +
+                           value("mode") + "); this is " + env.name() + " (" +
+                           std::string(mode_name(env.mode())) + "): give --env " + value("env") +
+                           " --mode " + value("mode") + ", or train one for this environment");
+  }
+  const std::vector<int>& s = file.network.sizes();
+  if (s.front() != kMoveFeatures || s.back() != 1) {
+    return Status::invalid(source + ": the policy's network takes " + std::to_string(s.front()) +
+                           " inputs and gives " + std::to_string(s.back()) + " outputs, not " +
+                           std::to_string(kMoveFeatures) + " and 1");
+  }
+  return MovePolicy(file.network, 1, 0.05);
 }
 
 }  // namespace prowl::learn

@@ -13,6 +13,7 @@
 #include "prowl/core/rng.hpp"
 #include "prowl/learn/env.hpp"
 #include "prowl/learn/mlp.hpp"
+#include "prowl/learn/policy_file.hpp"
 
 namespace prowl::learn {
 
@@ -21,6 +22,8 @@ class MovePolicy {
   // Scorer sizes {kMoveFeatures, hidden..., 1}, critic {kStateFeatures, hidden..., 1}, tanh, drawn
   // from `seed`; Adam at `learning_rate`.
   MovePolicy(const std::vector<int>& hidden, std::uint64_t seed, double learning_rate);
+  // A trained scorer (from a policy file), with a fresh critic of the same hidden sizes.
+  MovePolicy(Mlp scorer, std::uint64_t seed, double learning_rate);
 
   // The softmax of the scores of env.moves(). REQUIRES: moves() is not empty.
   Eigen::VectorXd probabilities(const Env& env) const;
@@ -56,9 +59,18 @@ struct CurvePoint {
 };
 
 // Trains `policy` on episodes of `env` (reset to training graphs). Calls `progress` after each
-// update. Returns the learning curve.
+// update; training stops early when it returns false. Returns the learning curve.
 std::vector<CurvePoint> train_a2c(Env& env, MovePolicy& policy, const A2cOptions& options,
-                                  const std::function<void(const CurvePoint&)>& progress = {});
+                                  const std::function<bool(const CurvePoint&)>& progress = {});
+
+// The scorer as a policy file: kind=move-policy, features=moves-v1, env= and mode= of `env`, then
+// `extra` (the training's seed, updates, ...).
+PolicyFile to_policy_file(const MovePolicy& policy, const Env& env,
+                          const std::vector<std::pair<std::string, std::string>>& extra);
+// The policy of a file written by to_policy_file, for `env`: an invalid Status naming `source`
+// when it is another kind of policy, another feature set, or trained for another env or mode.
+Result<MovePolicy> move_policy_from_file(const PolicyFile& file, const Env& env,
+                                         const std::string& source);
 
 // The gradient, over the scores z of the moves, of one step's actor loss
 // −advantage · log p[action] − entropy_weight · H(p), p = softmax(z).

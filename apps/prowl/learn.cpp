@@ -1,0 +1,167 @@
+// `prowl train` and `prowl eval`: exploration policies trained across graphs and measured on
+// held-out ones (docs/learned.md).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.hpp"
+#include "prowl/core/exit_code.hpp"
+#include "prowl/core/interrupt.hpp"
+#include "prowl/learn/a2c.hpp"
+#include "prowl/learn/baselines.hpp"
+#include "prowl/learn/evaluate.hpp"
+#include "prowl/learn/policy_file.hpp"
+
+namespace prowl::app {
+
+namespace {
+
+struct EnvFlags {
+  std::string env;
+  std::string mode = "vision";
+};
+
+void add_env_flags(CLI::App& app, EnvFlags& flags) {
+  app.add_option("--env", flags.env, "the environment: maze6 or er-app")->required();
+  app.add_option("--mode", flags.mode, "vision (default) or bump (maze6 only)")
+      ->check(CLI::IsMember({"vision", "bump"}));
+}
+
+// The env the flags name; nullptr after printing why not.
+std::unique_ptr<learn::Env> env_of(const EnvFlags& flags, std::string_view command) {
+  Result<std::unique_ptr<learn::Env>> env =
+      learn::make_env(flags.env, *learn::parse_mode(flags.mode));
+  if (!env) {
+    std::cerr << command << ": --env " << flags.env << ": " << env.status().message() << '\n';
+    return nullptr;
+  }
+  return std::move(env).value();
+}
+
+int parse_failed(const CLI::App& app, const CLI::ParseError& e) {
+  return app.exit(e) == 0 ? kExitOk : kExitUsage;
+}
+
+}  // namespace
+
+int train_command(int argc, char** argv) {
+  EnvFlags env_flags;
+  long episodes = 0;
+  std::uint64_t seed = 1;
+  std::string out;
+  std::vector<int> hidden;
+  CLI::App app(
+      "Train an exploration policy on graphs drawn from an environment (synchronous A2C over\n"
+      "move features; docs/learned.md) and write it as a policy file.\n",
+      "prowl train");
+  add_env_flags(app, env_flags);
+  app.add_option("--episodes", episodes, "the training episodes (16 per update)")->required();
+  app.add_option("--seed", seed, "the seed of the training graphs, choices and weights");
+  app.add_option("--hidden", hidden, "hidden layer widths of the move scorer (none: linear)")
+      ->type_name("W ...");
+  app.add_option("-o,--output", out, "the policy file to write")->required();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return parse_failed(app, e);
+  }
+  if (episodes < 1) {
+    std::cerr << "prowl train: --episodes " << episodes
+              << ": train for at least one episode (16 make one update)\n";
+    return kExitUsage;
+  }
+  std::unique_ptr<learn::Env> env = env_of(env_flags, "prowl train");
+  if (!env) return kExitUsage;
+  install_interrupt_handlers();
+  learn::MovePolicy policy(hidden, seed, 0.05);
+  learn::A2cOptions options;
+  options.seed = seed;
+  options.updates = static_cast<int>((episodes + options.envs - 1) / options.envs);
+  const int every = std::max(1, options.updates / 20);
+  double recent = 0;
+  int in_recent = 0;
+  std::cout << fmt::format("prowl train: {} ({}), {} updates of {} episodes, seed {}\n",
+                           env->name(), env_flags.mode, options.updates, options.envs, seed);
+  const auto curve = learn::train_a2c(*env, policy, options, [&](const learn::CurvePoint& p) {
+    recent += p.coverage;
+    ++in_recent;
+    if (p.update % every == 0 || p.update == options.updates) {
+      std::cout << fmt::format("  update {:>5}  episodes {:>7}  coverage {:.4f}\n", p.update,
+                               p.update * options.envs, recent / in_recent);
+      std::cout.flush();
+      recent = 0;
+      in_recent = 0;
+    }
+    return interrupts() == 0;
+  });
+  if (interrupts() > 0) {
+    std::cout << fmt::format("interrupted after {} updates: {} not written\n", curve.size(), out);
+    return interrupt_exit_code();
+  }
+  const learn::PolicyFile file = learn::to_policy_file(
+      policy, *env,
+      {{"seed", std::to_string(seed)},
+       {"episodes", std::to_string(static_cast<long>(curve.size()) * options.envs)},
+       {"algorithm", "a2c"},
+       {"entropy", fmt::format("{}", options.entropy)},
+       {"learning_rate", "0.05"}});
+  if (Status st = learn::write_policy_file(out, file); !st) {
+    std::cerr << "prowl train: " << st.message() << '\n';
+    return st.exit_code();
+  }
+  std::cout << "policy written to " << out << '\n';
+  return kExitOk;
+}
+
+int eval_command(int argc, char** argv) {
+  EnvFlags env_flags;
+  std::string policy_path;
+  int graphs = 100, seeds = 5;
+  std::uint64_t first = 1000;
+  CLI::App app(
+      "Measure a trained policy beside the baselines (random, randdfs, greedy) on held-out\n"
+      "graphs: mean final coverage and its 95% interval (docs/learned.md).\n",
+      "prowl eval");
+  add_env_flags(app, env_flags);
+  app.add_option("--policy", policy_path, "a policy file prowl train wrote")->required();
+  app.add_option("--graphs", graphs, "held-out graphs (default 100)")->check(CLI::Range(1, 100000));
+  app.add_option("--seeds", seeds, "runs per graph of each baseline (default 5)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--seed", first, "the first held-out graph's seed (default 1000)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return parse_failed(app, e);
+  }
+  std::unique_ptr<learn::Env> env = env_of(env_flags, "prowl eval");
+  if (!env) return kExitUsage;
+  Result<learn::PolicyFile> file = learn::read_policy_file(policy_path);
+  Result<learn::MovePolicy> policy = file ? learn::move_policy_from_file(*file, *env, policy_path)
+                                          : Result<learn::MovePolicy>(file.status());
+  if (!policy) {
+    std::cerr << "prowl eval: " << policy.status().message() << '\n';
+    return kExitUsage;
+  }
+  std::cout << fmt::format("prowl eval: {} ({}), {} graphs from seed {}\n", env->name(),
+                           env_flags.mode, graphs, first);
+  const auto line = [&](const std::string& name, const learn::Score& s, const std::string& note) {
+    std::cout << fmt::format("  {:<8} {:.4f} ± {:.4f}  ({} episodes{})\n", name, s.mean,
+                             s.half_width, s.episodes, note);
+  };
+  line("random", learn::evaluate(*env, learn::run_random, graphs, seeds, first), "");
+  line("randdfs", learn::evaluate(*env, learn::run_randdfs, graphs, seeds, first), "");
+  line("greedy", learn::evaluate(*env, learn::run_greedy, graphs, seeds, first), "");
+  const learn::Runner run = [&](learn::Env& e, std::uint64_t) {
+    return learn::run_policy(e, *policy);
+  };
+  line("policy", learn::evaluate(*env, run, graphs, 1, first), ", greedy: one per graph");
+  return kExitOk;
+}
+
+}  // namespace prowl::app
