@@ -125,7 +125,8 @@ int eval_command(int argc, char** argv) {
   int graphs = 100, seeds = 5;
   std::uint64_t first = 1000;
   CLI::App app(
-      "Measure a trained policy beside the baselines (random, randdfs, greedy) on held-out\n"
+      "Measure a trained policy beside the baselines (random, randdfs, greedy, qtable) on "
+      "held-out\n"
       "graphs: mean final coverage and its 95% interval (docs/learned.md).\n",
       "prowl eval");
   add_env_flags(app, env_flags);
@@ -157,6 +158,11 @@ int eval_command(int argc, char** argv) {
   line("random", learn::evaluate(*env, learn::run_random, graphs, seeds, first), "");
   line("randdfs", learn::evaluate(*env, learn::run_randdfs, graphs, seeds, first), "");
   line("greedy", learn::evaluate(*env, learn::run_greedy, graphs, seeds, first), "");
+  const learn::Runner qtable = [](learn::Env& e, std::uint64_t s) {
+    return learn::run_qtable(e, s);
+  };
+  line("qtable", learn::evaluate(*env, qtable, graphs, seeds, first),
+       ", trained on each graph: 200 episodes");
   const learn::Runner run = [&](learn::Env& e, std::uint64_t) {
     return learn::run_policy(e, *policy);
   };

@@ -1,6 +1,9 @@
 #include "prowl/learn/baselines.hpp"
 
+#include <algorithm>
 #include <deque>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "prowl/core/rng.hpp"
@@ -115,6 +118,49 @@ double run_greedy(Env& env, std::uint64_t seed) {
     const std::size_t move = goal < 0 ? env.moves().size() : toward(env, goal);
     if (move == env.moves().size()) break;  // every known node is fully tried
     env.step(move);
+  }
+  return env.coverage();
+}
+
+double run_qtable(Env& env, std::uint64_t seed, int episodes) {
+  Rng rng(seed);
+  const std::uint64_t graph = env.graph_seed();
+  std::unordered_map<std::string, double> q;
+  // The state: the node, the step and the nodes visited (coverage's reward depends on them).
+  std::string visited;
+  const auto key = [&](std::size_t move) {
+    return std::to_string(env.graph_node()) + "/" + std::to_string(env.steps()) + "/" + visited +
+           "/" + env.moves()[move].label;
+  };
+  const auto best = [&](double& value) {
+    std::size_t choice = 0;
+    value = -1;
+    for (std::size_t i = 0; i < env.moves().size(); ++i) {
+      const auto it = q.find(key(i));
+      const double v = it == q.end() ? 0 : it->second;
+      if (v > value) value = v, choice = i;
+    }
+    return choice;
+  };
+  for (int episode = 0; episode <= episodes; ++episode) {
+    const bool last = episode == episodes;  // the greedy run that is measured
+    const double epsilon =
+        last ? 0 : std::max(0.05, 1.0 - static_cast<double>(episode) / (0.8 * episodes));
+    env.reset(graph);
+    visited.assign(static_cast<std::size_t>(env.graph_nodes()), '0');
+    visited[static_cast<std::size_t>(env.graph_node())] = '1';
+    while (!env.done() && !env.moves().empty()) {
+      double unused = 0;
+      const std::size_t move = rng.unit() < epsilon ? rng.below(env.moves().size()) : best(unused);
+      const std::string k = key(move);
+      const double reward = env.step(move);
+      visited[static_cast<std::size_t>(env.graph_node())] = '1';
+      if (last) continue;
+      double next = 0;
+      if (!env.done() && !env.moves().empty()) best(next);
+      double& value = q[k];
+      value += 0.5 * (reward + next - value);
+    }
   }
   return env.coverage();
 }

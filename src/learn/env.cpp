@@ -21,6 +21,7 @@ std::optional<Mode> parse_mode(std::string_view name) {
 }
 
 double Env::reset(std::uint64_t seed) {
+  seed_ = seed;
   out_.clear();
   at_ = draw(seed, out_);
   const std::size_t n = out_.size();

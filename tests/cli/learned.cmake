@@ -8,7 +8,7 @@ prowl_cli_test(train_writes_a_policy_with_a_learning_curve EXIT 0
   FILE_MATCHES "^prowl-policy 1\nsizes=8,1\nactivation=tanh\nkind=move-policy\nfeatures=moves-v1\nenv=maze6\nmode=vision\nseed=3\nepisodes=160\nalgorithm=a2c\n"
   COMMAND ${prowl} train --env maze6 --episodes 160 --seed 3 -o ${learned_work}/maze.policy)
 prowl_cli_test(eval_measures_the_policy_beside_the_baselines EXIT 0
-  STDOUT "prowl eval: maze6 \\(vision\\), 10 graphs from seed 1000\n  random   0\\.[0-9]+ ± 0\\.[0-9]+  \\(20 episodes\\)\n  randdfs  0\\.[0-9]+ .*\n  greedy   0\\.[0-9]+ .*\n  policy   0\\.[0-9]+ ± 0\\.[0-9]+  \\(10 episodes, greedy: one per graph\\)\n"
+  STDOUT "prowl eval: maze6 \\(vision\\), 10 graphs from seed 1000\n  random   0\\.[0-9]+ ± 0\\.[0-9]+  \\(20 episodes\\)\n  randdfs  0\\.[0-9]+ .*\n  greedy   0\\.[0-9]+ .*\n  qtable   0\\.[0-9]+ ± 0\\.[0-9]+  \\(20 episodes, trained on each graph: 200 episodes\\)\n  policy   0\\.[0-9]+ ± 0\\.[0-9]+  \\(10 episodes, greedy: one per graph\\)\n"
   COMMAND ${prowl} eval --env maze6 --policy ${learned_work}/maze.policy --graphs 10 --seeds 2)
 set_tests_properties(cli.eval_measures_the_policy_beside_the_baselines PROPERTIES
   DEPENDS cli.train_writes_a_policy_with_a_learning_curve)

@@ -81,8 +81,11 @@ class Env {
   };
   // The drawn graph, by node (what the agent does not see: for tests and offline optima).
   const std::vector<std::vector<GraphEdge>>& graph() const { return out_; }
-  // The graph node the agent is at (hidden from it, as graph() is).
+  // The graph node the agent is at (hidden from it, as graph() is): the node id per-graph tabular
+  // methods key on.
   int graph_node() const { return at_; }
+  // The seed of the last reset: reset(graph_seed()) starts the same episode again.
+  std::uint64_t graph_seed() const { return seed_; }
   bool done() const;
   const Memory& memory() const { return memory_; }
 
@@ -108,6 +111,7 @@ class Env {
   std::vector<std::size_t> offered_edge_;  // moves_[i] -> edge index (SIZE_MAX: back)
   std::vector<Move> moves_;
   Memory memory_;
+  std::uint64_t seed_ = 0;
   int steps_ = 0;
   int covered_ = 0;
 };

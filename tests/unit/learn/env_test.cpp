@@ -212,5 +212,17 @@ TEST(Baselines, RandDfsAndGreedyBacktrackOneStepAtATime) {
   EXPECT_EQ(seen_steps, (std::set<int>{4, 5}));
 }
 
+TEST(Baselines, TabularQTrainedOnTheGraphFindsTheRouteThatCoversItInTheBudget) {
+  // With T = 4 only "to 1, back to 0, to 2, to 3" covers the tree; a random first move to 2 does
+  // not (it needs 5). Tabular Q on (node, step, move) learns the route on this very graph.
+  Tree tree({{0, 1}, {0, 2}, {2, 3}}, 4);
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    tree.reset(7);
+    EXPECT_EQ(run_qtable(tree, seed), 1.0) << "seed " << seed;
+    EXPECT_EQ(tree.graph_seed(), 7u);
+    EXPECT_EQ(tree.memory().edges[0][0].label, "to 1");
+  }
+}
+
 }  // namespace
 }  // namespace prowl::learn
