@@ -124,6 +124,16 @@ int main(int argc, char** argv) {
                                      static_cast<std::uint64_t>(first)),
               static_cast<int>(seeds), "");
       }
+      if ((*env)->has_back() || name == "er-app") {
+        // The offline optimum (the graph known): the ceiling of every policy.
+        const prowl::learn::Runner optimum = [](Env& e, std::uint64_t) {
+          return prowl::learn::optimal_coverage(e);
+        };
+        print("optimum",
+              prowl::learn::evaluate(**env, optimum, static_cast<int>(graphs), 1,
+                                     static_cast<std::uint64_t>(first)),
+              1, "");
+      }
       // The linear softmax over move features, trained by A2C on other graphs, run greedily
       // (one run per held-out graph: it is deterministic).
       prowl::learn::MovePolicy linear({}, 1, 0.05);

@@ -4,9 +4,11 @@
 #include <deque>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "prowl/core/rng.hpp"
+#include "prowl/core/status.hpp"
 
 namespace prowl::learn {
 
@@ -163,6 +165,62 @@ double run_qtable(Env& env, std::uint64_t seed, int episodes) {
     }
   }
   return env.coverage();
+}
+
+namespace {
+
+class Optimum {
+ public:
+  explicit Optimum(const Env& env) : env_(env) {}
+
+  int best(int start) {
+    best_ = 1;
+    search(start, std::uint64_t{1} << start, env_.budget(), 1);
+    return best_;
+  }
+
+ private:
+  void search(int node, std::uint64_t visited, int left, int covered) {
+    best_ = std::max(best_, covered);
+    const int reachable_more = env_.graph_nodes() - covered;
+    if (covered + std::min(left, reachable_more) <= best_ || left == 0) return;
+    // The whole state as the key (a hash alone could collide and prune the optimum away).
+    std::string key(reinterpret_cast<const char*>(&visited), sizeof visited);
+    key += static_cast<char>(node);
+    key += static_cast<char>(left);
+    for (int s : stack_) key += static_cast<char>(s);
+    if (!seen_.insert(std::move(key)).second) return;
+    const auto& edges = env_.graph()[static_cast<std::size_t>(node)];
+    // New nodes first: a good walk early prunes the rest.
+    for (const bool fresh : {true, false}) {
+      for (const auto& e : edges) {
+        if (e.to < 0 || (((visited >> e.to) & 1) == 0) != fresh) continue;
+        if (env_.has_back()) stack_.push_back(node);
+        search(e.to, visited | (std::uint64_t{1} << e.to), left - 1, covered + (fresh ? 1 : 0));
+        if (env_.has_back()) stack_.pop_back();
+      }
+    }
+    if (env_.has_back() && !stack_.empty()) {
+      const int parent = stack_.back();
+      stack_.pop_back();
+      search(parent, visited, left - 1, covered);
+      stack_.push_back(parent);
+    }
+  }
+
+  const Env& env_;
+  int best_ = 1;
+  std::vector<int> stack_;
+  std::unordered_set<std::string> seen_;
+};
+
+}  // namespace
+
+double optimal_coverage(const Env& env) {
+  PROWL_CHECK(env.graph_nodes() >= 1 && env.graph_nodes() <= 64,
+              "optimal_coverage: a reset env of at most 64 nodes");
+  Optimum search(env);
+  return static_cast<double>(search.best(env.graph_node())) / env.graph_nodes();
 }
 
 }  // namespace prowl::learn

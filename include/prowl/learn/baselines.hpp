@@ -23,4 +23,12 @@ double run_greedy(Env& env, std::uint64_t seed);
 // its graph_seed() for each episode and for the run.
 double run_qtable(Env& env, std::uint64_t seed, int episodes = 200);
 
+// The most coverage any policy could reach on the env's graph from its start within the budget,
+// knowing the graph (the offline optimum; no move is blocked): an exhaustive search over walks,
+// forward edges and `back`, pruned by "covered + steps left" against the best found and by
+// repeated (node, visited set, back stack, steps left). For graphs of at most 64 nodes; meant
+// for er-app (T = 15, n ≤ 20), where it takes milliseconds.
+// REQUIRES: env was reset; env.graph_nodes() <= 64.
+double optimal_coverage(const Env& env);
+
 }  // namespace prowl::learn

@@ -84,6 +84,8 @@ class Env {
   // The graph node the agent is at (hidden from it, as graph() is): the node id per-graph tabular
   // methods key on.
   int graph_node() const { return at_; }
+  // Whether `back` moves exist (return to the node the agent came from).
+  bool has_back() const { return has_back_; }
   // The seed of the last reset: reset(graph_seed()) starts the same episode again.
   std::uint64_t graph_seed() const { return seed_; }
   bool done() const;

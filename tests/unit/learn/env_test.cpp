@@ -224,5 +224,28 @@ TEST(Baselines, TabularQTrainedOnTheGraphFindsTheRouteThatCoversItInTheBudget) {
   }
 }
 
+TEST(Optimum, IsTheMostAWalkCanCoverInTheBudget) {
+  // 0 - 1 and 0 - 2 - 3: 3 steps cover 3 nodes either way, 4 steps cover all (1 first).
+  Tree short_walk({{0, 1}, {0, 2}, {2, 3}}, 3);
+  short_walk.reset(1);
+  EXPECT_EQ(optimal_coverage(short_walk), 0.75);
+  Tree long_walk({{0, 1}, {0, 2}, {2, 3}}, 4);
+  long_walk.reset(1);
+  EXPECT_EQ(optimal_coverage(long_walk), 1.0);
+  // On er-app graphs no policy beats it, and it is reached within the budget's bound.
+  auto app = make_er_app();
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    app->reset(seed);
+    const double best = optimal_coverage(*app);
+    EXPECT_LE(best, std::min(1.0, 16.0 / app->graph_nodes()));
+    for (auto run : {run_random, run_randdfs, run_greedy}) {
+      app->reset(seed);
+      EXPECT_LE(run(*app, seed), best) << "seed " << seed;
+    }
+    app->reset(seed);
+    EXPECT_LE(run_qtable(*app, seed, 500), best) << "seed " << seed;
+  }
+}
+
 }  // namespace
 }  // namespace prowl::learn
