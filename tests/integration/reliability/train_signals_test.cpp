@@ -1,0 +1,57 @@
+// Ctrl-C and SIGTERM during `prowl train`: training stops between two updates, says so, exits
+// 128 + the signal, and leaves the output file as it was (a policy from an earlier run is kept,
+// not replaced by a half-trained one).
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "reliability.hpp"
+
+namespace prowl::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string contents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class TrainSignal : public ::testing::TestWithParam<int> {};
+
+TEST_P(TrainSignal, StopsBetweenUpdatesAndKeepsTheOldPolicy) {
+  const int sig = GetParam();
+  ScratchDir dir("prowl-train-signal");
+  const std::string policy = dir.file("maze.policy");
+  ProcessRun first({kProwl, "train", "--env", "maze6", "--episodes", "32", "-o", policy},
+                   dir.path(), dir.path());
+  ASSERT_EQ(first.code(60s), 0) << first.err();
+  const std::string before = contents(policy);
+  ASSERT_NE(before.find("episodes=32\n"), std::string::npos) << before;
+  // Two million episodes: far more than a second's worth.
+  ProcessRun run(
+      {kProwl, "train", "--env", "maze6", "--episodes", "2000000", "--seed", "2", "-o", policy},
+      dir.path(), dir.path());
+  std::this_thread::sleep_for(1500ms);
+  run.signal(sig);
+  EXPECT_EQ(run.code(20s), signal_exit_code(sig)) << run.err();
+  EXPECT_NE(run.out().find("interrupted after "), std::string::npos) << run.out();
+  EXPECT_NE(run.out().find(" updates: " + policy + " not written\n"), std::string::npos)
+      << run.out();
+  EXPECT_EQ(contents(policy), before);
+}
+
+INSTANTIATE_TEST_SUITE_P(IntAndTerm, TrainSignal, ::testing::Values(SIGINT, SIGTERM),
+                         [](const auto& info) {
+                           return info.param == SIGINT ? "SIGINT" : "SIGTERM";
+                         });
+
+}  // namespace
+}  // namespace prowl::testing
