@@ -61,10 +61,14 @@ int train_command(int argc, char** argv) {
       "move features; docs/learned.md) and write it as a policy file.\n",
       "prowl train");
   add_env_flags(app, env_flags);
-  app.add_option("--episodes", episodes, "the training episodes (16 per update)")->required();
-  app.add_option("--seed", seed, "the seed of the training graphs, choices and weights");
+  app.add_option("--episodes", episodes, "the training episodes (16 per update)")
+      ->required()
+      ->check(CLI::Range(0L, 1'000'000'000L));
+  app.add_option("--seed", seed, "the seed of the training graphs, choices and weights")
+      ->check(CLI::Range(std::uint64_t{0}, learn::kMaxTrainingSeed));
   app.add_option("--hidden", hidden, "hidden layer widths of the move scorer (none: linear)")
-      ->type_name("W ...");
+      ->type_name("W ...")
+      ->check(CLI::Range(1, 4096));
   app.add_option("-o,--output", out, "the policy file to write")->required();
   try {
     app.parse(argc, argv);

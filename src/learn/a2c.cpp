@@ -3,6 +3,7 @@
 #include <cmath>
 #include <utility>
 
+#include "prowl/core/status.hpp"
 #include "prowl/learn/features.hpp"
 
 namespace prowl::learn {
@@ -81,6 +82,7 @@ double MovePolicy::value(const Env& env) const { return critic_.forward(state_fe
 
 std::vector<CurvePoint> train_a2c(Env& env, MovePolicy& policy, const A2cOptions& options,
                                   const std::function<bool(const CurvePoint&)>& progress) {
+  PROWL_CHECK(options.seed <= kMaxTrainingSeed, "train_a2c: the seed is at most kMaxTrainingSeed");
   std::vector<CurvePoint> curve;
   Rng rng(options.seed);
   std::uint64_t graph = kTrainingGraphs + options.seed * 1'000'000;

@@ -57,6 +57,43 @@ std::size_t toward(const Env& env, int to) {
   return env.moves().size();
 }
 
+// When no known route leads where a policy wants to go (a route through several `back`s, which
+// the memory does not hold): the back move if offered, else a random one.
+std::size_t fallback(const Env& env, Rng& rng) {
+  for (std::size_t i = 0; i < env.moves().size(); ++i) {
+    if (env.moves()[i].back) return i;
+  }
+  return rng.below(env.moves().size());
+}
+
+// The nearest node with untried moves, breadth first: from the current node's known moves
+// (back included), then over the memory's edges; -1 when none is known to be reachable.
+int nearest_frontier(const Env& env) {
+  const Memory& m = env.memory();
+  if (m.untried[static_cast<std::size_t>(m.current)] > 0) return m.current;
+  std::vector<char> seen(static_cast<std::size_t>(m.nodes()), 0);
+  seen[static_cast<std::size_t>(m.current)] = 1;
+  std::deque<int> queue;
+  for (const Move& move : env.moves()) {
+    if (move.target >= 0 && !seen[static_cast<std::size_t>(move.target)]) {
+      seen[static_cast<std::size_t>(move.target)] = 1;
+      queue.push_back(move.target);
+    }
+  }
+  while (!queue.empty()) {
+    const int node = queue.front();
+    queue.pop_front();
+    if (m.untried[static_cast<std::size_t>(node)] > 0) return node;
+    for (const Memory::Edge& e : m.edges[static_cast<std::size_t>(node)]) {
+      if (e.to >= 0 && !seen[static_cast<std::size_t>(e.to)]) {
+        seen[static_cast<std::size_t>(e.to)] = 1;
+        queue.push_back(e.to);
+      }
+    }
+  }
+  return -1;
+}
+
 }  // namespace
 
 double run_random(Env& env, std::uint64_t seed) {
@@ -78,7 +115,7 @@ double run_randdfs(Env& env, std::uint64_t seed) {
     } else if (parent[static_cast<std::size_t>(here)] >= 0) {
       move = toward(env, parent[static_cast<std::size_t>(here)]);
     }
-    if (move == env.moves().size()) break;  // back at the root with nothing untried
+    if (move == env.moves().size()) move = fallback(env, rng);
     env.step(move);
     parent.resize(static_cast<std::size_t>(env.memory().nodes()), -1);
     const int now = env.memory().current;
@@ -97,28 +134,9 @@ double run_greedy(Env& env, std::uint64_t seed) {
       env.step(pick(rng, fresh));
       continue;
     }
-    // The nearest memory node with an untried move, breadth first over the known moves.
-    const Memory& m = env.memory();
-    std::vector<char> seen(static_cast<std::size_t>(m.nodes()), 0);
-    std::deque<int> queue{m.current};
-    seen[static_cast<std::size_t>(m.current)] = 1;
-    int goal = -1;
-    while (!queue.empty() && goal < 0) {
-      const int node = queue.front();
-      queue.pop_front();
-      if (m.untried[static_cast<std::size_t>(node)] > 0) {
-        goal = node;
-        break;
-      }
-      for (const Memory::Edge& e : m.edges[static_cast<std::size_t>(node)]) {
-        if (e.to >= 0 && !seen[static_cast<std::size_t>(e.to)]) {
-          seen[static_cast<std::size_t>(e.to)] = 1;
-          queue.push_back(e.to);
-        }
-      }
-    }
-    const std::size_t move = goal < 0 ? env.moves().size() : toward(env, goal);
-    if (move == env.moves().size()) break;  // every known node is fully tried
+    const int goal = nearest_frontier(env);
+    std::size_t move = goal < 0 ? env.moves().size() : toward(env, goal);
+    if (move == env.moves().size()) move = fallback(env, rng);
     env.step(move);
   }
   return env.coverage();
@@ -128,11 +146,12 @@ double run_qtable(Env& env, std::uint64_t seed, int episodes) {
   Rng rng(seed);
   const std::uint64_t graph = env.graph_seed();
   std::unordered_map<std::string, double> q;
-  // The state: the node, the step and the nodes visited (coverage's reward depends on them).
-  std::string visited;
+  // The state: the node, the step, the nodes visited (coverage's reward depends on them) and the
+  // back stack (where `back` leads), in graph nodes.
+  std::string visited, stack;
   const auto key = [&](std::size_t move) {
     return std::to_string(env.graph_node()) + "/" + std::to_string(env.steps()) + "/" + visited +
-           "/" + env.moves()[move].label;
+           "/" + stack + "/" + env.moves()[move].label;
   };
   const auto best = [&](double& value) {
     std::size_t choice = 0;
@@ -151,12 +170,20 @@ double run_qtable(Env& env, std::uint64_t seed, int episodes) {
     env.reset(graph);
     visited.assign(static_cast<std::size_t>(env.graph_nodes()), '0');
     visited[static_cast<std::size_t>(env.graph_node())] = '1';
+    stack.clear();
     while (!env.done() && !env.moves().empty()) {
       double unused = 0;
       const std::size_t move = rng.unit() < epsilon ? rng.below(env.moves().size()) : best(unused);
       const std::string k = key(move);
+      const bool back = env.moves()[move].back;
+      const int from = env.graph_node();
       const double reward = env.step(move);
       visited[static_cast<std::size_t>(env.graph_node())] = '1';
+      if (back) {
+        stack.erase(stack.rfind(','));
+      } else if (env.has_back() && env.graph_node() != from) {
+        stack += "," + std::to_string(from);
+      }
       if (last) continue;
       double next = 0;
       if (!env.done() && !env.moves().empty()) best(next);

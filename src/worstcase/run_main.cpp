@@ -212,9 +212,12 @@ class Session {
     std::uint64_t longest = 0;
     for (const SearchResult& r : each) longest = std::max(longest, r.longest);
     constexpr std::uint64_t kNotReached = UINT64_MAX;
-    const auto median = [&](auto field) {
+    // The median of a count; `to_longest`: a seed short of the best longest counts as above all.
+    const auto median = [&](auto field, bool to_longest) {
       std::vector<std::uint64_t> v;
-      for (const SearchResult& r : each) v.push_back(r.longest == longest ? field(r) : kNotReached);
+      for (const SearchResult& r : each) {
+        v.push_back(!to_longest || r.longest == longest ? field(r) : kNotReached);
+      }
       std::sort(v.begin(), v.end());
       return v[v.size() / 2];  // the upper middle of an even count
     };
@@ -223,10 +226,10 @@ class Session {
              std::pair(b.longest != longest, b.paths_to_longest);
     });
     SearchResult shown = *best;
-    shown.paths_to_longest = median([](const SearchResult& r) { return r.paths_to_longest; });
-    shown.runs_to_longest = median([](const SearchResult& r) { return r.runs_to_longest; });
-    shown.paths = median([](const SearchResult& r) { return r.paths; });
-    shown.runs = median([](const SearchResult& r) { return r.runs; });
+    shown.paths_to_longest = median([](const SearchResult& r) { return r.paths_to_longest; }, true);
+    shown.runs_to_longest = median([](const SearchResult& r) { return r.runs_to_longest; }, true);
+    shown.paths = median([](const SearchResult& r) { return r.paths; }, false);
+    shown.runs = median([](const SearchResult& r) { return r.runs; }, false);
     shown.unknown = 0;
     shown.seconds = 0;
     nlohmann::json seeds = nlohmann::json::array();

@@ -111,3 +111,9 @@ prowl_cli_test(worst_case_dijkstra_witness_replays EXIT 1
   COMMAND ${prowl} replay ${wc_work}/dj/dijkstra-n6.trace)
 set_tests_properties(cli.worst_case_dijkstra_witness_replays PROPERTIES
   DEPENDS cli.worst_case_wise_dijkstra_writes_a_witness)
+
+# A seed that does not reach the best longest counts as above all in the median of the paths to
+# it, not in the median of the paths run.
+prowl_cli_test(worst_case_pyse_seeds_median_when_seeds_miss_the_longest EXIT 4
+  STDOUT "n=10: longest [0-9]+ in [1-3] paths? \\(first at path [-0-9]+\\), 3 runs, .*\n    seeds 1..5: longest first at path [^\n]*not in"
+  COMMAND ${prowl} worst-case boyer_moore3 --n 10 --search pyse --seeds 5 --max-paths 3)

@@ -46,12 +46,14 @@ struct A2cOptions {
   int envs = 16;           // episodes per step, each on a graph of its own (the paper: 32 actors)
   double entropy = 0.01;   // weight of the policy's entropy in the loss
   double gamma = 1.0;      // discount of the coverage to come (the paper's objective: none)
-  std::uint64_t seed = 1;  // graphs and choices; training graph k is reset(kTrainingGraphs + k)
+  std::uint64_t seed = 1;  // graphs and choices (at most kMaxTrainingSeed)
 };
 
-// Training graphs are drawn from reset(kTrainingGraphs + k), k = 0, 1, ...: disjoint from the
-// held-out graphs of the benchmark (seeds 1000 to 1099) and of evaluations below 10^9.
+// Training graph k of seed S is reset(kTrainingGraphs + S·10^6 + k), k = 0, 1, ...: disjoint from
+// the held-out graphs of the benchmark (seeds 1000 to 1099) and of evaluations below 10^9, for
+// every S up to kMaxTrainingSeed (no wrap-around).
 inline constexpr std::uint64_t kTrainingGraphs = 1'000'000'000;
+inline constexpr std::uint64_t kMaxTrainingSeed = 1'000'000'000'000;
 
 struct CurvePoint {
   int update = 0;

@@ -18,9 +18,9 @@ double run_randdfs(Env& env, std::uint64_t seed);
 // a random untried move there.
 double run_greedy(Env& env, std::uint64_t seed);
 // Tabular Q-learning trained on this very graph (the paper's per-graph fine-tuning baseline): Q
-// keyed by (graph node, step, nodes visited, move label), `episodes` ε-greedy episodes from its
-// start (ε from 1 down to 0.05, α = 0.5, undiscounted), then one greedy run. The env is reset to
-// its graph_seed() for each episode and for the run.
+// keyed by (graph node, step, nodes visited, back stack, move label), `episodes` ε-greedy episodes
+// from its start (ε from 1 down to 0.05, α = 0.5, undiscounted), then one greedy run. The env is
+// reset to its graph_seed() for each episode and for the run.
 double run_qtable(Env& env, std::uint64_t seed, int episodes = 200);
 
 // The most coverage any policy could reach on the env's graph from its start within the budget,

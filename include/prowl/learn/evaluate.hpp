@@ -11,7 +11,7 @@ namespace prowl::learn {
 
 struct Score {
   double mean = 0;
-  double half_width = 0;  // of the 95% interval: 1.96 standard errors over the episodes
+  double half_width = 0;  // of the 95% interval: 1.96 standard errors of the graphs' means
   long episodes = 0;
 };
 

@@ -167,9 +167,11 @@ TEST(ErApp, EveryScreenIsReachableFromTheStartAndBackReturnsToTheParent) {
 }
 
 TEST(Env, TheRewardsOfAnEpisodeSumToItsCoverage) {
-  for (const char* name : {"maze6", "er-app"}) {
+  for (const auto& [name, mode] :
+       {std::pair{"maze6", Mode::kVision}, std::pair{"maze6", Mode::kBump},
+        std::pair{"er-app", Mode::kVision}}) {
     for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-      std::unique_ptr<Env> env = make_env(name, Mode::kVision).value();
+      std::unique_ptr<Env> env = make_env(name, mode).value();
       double sum = env->reset(seed);
       Rng rng(seed);
       while (!env->done()) sum += env->step(rng.below(env->moves().size()));
@@ -221,6 +223,64 @@ TEST(Baselines, TabularQTrainedOnTheGraphFindsTheRouteThatCoversItInTheBudget) {
     EXPECT_EQ(run_qtable(tree, seed), 1.0) << "seed " << seed;
     EXPECT_EQ(tree.graph_seed(), 7u);
     EXPECT_EQ(tree.memory().edges[0][0].label, "to 1");
+  }
+}
+
+TEST(Baselines, SpendTheWholeBudgetOnErApp) {
+  // A dead-end screen offers only back, and a screen reached again by a new action is not on the
+  // depth-first path: neither may make a policy stop early.
+  auto app = make_er_app();
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    for (auto run : {run_random, run_randdfs, run_greedy}) {
+      app->reset(seed);
+      run(*app, seed);
+      EXPECT_TRUE(app->done()) << "seed " << seed;
+    }
+  }
+}
+
+// A small directed graph with back moves: node v has arcs to (v + 1) % n and (v · 3 + 1) % n.
+class SmallApp : public Env {
+ public:
+  SmallApp(int nodes, int budget) : Env(Mode::kVision, budget, true), nodes_(nodes) {}
+  std::string name() const override { return "small-app"; }
+
+ private:
+  int draw(std::uint64_t, std::vector<std::vector<GraphEdge>>& out) override {
+    out.assign(static_cast<std::size_t>(nodes_), {});
+    for (int v = 0; v < nodes_; ++v) {
+      out[static_cast<std::size_t>(v)].push_back({"a", (v + 1) % nodes_, -1});
+      if ((v * 3 + 1) % nodes_ != (v + 1) % nodes_) {
+        out[static_cast<std::size_t>(v)].push_back({"b", (v * 3 + 1) % nodes_, -1});
+      }
+    }
+    return 0;
+  }
+  int nodes_;
+};
+
+// The most any sequence of moves covers, by trying every sequence (replayed from reset).
+double brute_force(Env& env, std::vector<std::size_t>& moves) {
+  env.reset(1);
+  for (std::size_t m : moves) env.step(m);
+  double best = env.coverage();
+  if (env.done()) return best;
+  const std::size_t offered = env.moves().size();
+  for (std::size_t m = 0; m < offered; ++m) {
+    moves.push_back(m);
+    best = std::max(best, brute_force(env, moves));
+    moves.pop_back();
+  }
+  return best;
+}
+
+TEST(Optimum, EqualsTryingEveryWalk) {
+  for (const auto& [nodes, budget] : {std::pair{7, 5}, std::pair{9, 6}, std::pair{12, 7}}) {
+    SmallApp app(nodes, budget);
+    std::vector<std::size_t> moves;
+    const double expected = brute_force(app, moves);
+    app.reset(1);
+    EXPECT_EQ(optimal_coverage(app), expected) << nodes << " nodes, budget " << budget;
   }
 }
 
