@@ -139,6 +139,7 @@ int main(int argc, char** argv) {
       prowl::learn::MovePolicy linear({}, 1, 0.05);
       prowl::learn::A2cOptions options;
       options.updates = static_cast<int>(updates);
+      options.threads = 2;
       const auto curve = prowl::learn::train_a2c(**env, linear, options);
       const prowl::learn::Runner greedy = [&linear](Env& e, std::uint64_t) {
         return prowl::learn::run_policy(e, linear);

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -56,6 +57,7 @@ int train_command(int argc, char** argv) {
   std::uint64_t seed = 1;
   std::string out;
   std::vector<int> hidden;
+  int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 2u));
   CLI::App app(
       "Train an exploration policy on graphs drawn from an environment (synchronous A2C over\n"
       "move features; docs/learned.md) and write it as a policy file.\n",
@@ -69,6 +71,11 @@ int train_command(int argc, char** argv) {
   app.add_option("--hidden", hidden, "hidden layer widths of the move scorer (none: linear)")
       ->type_name("W ...")
       ->check(CLI::Range(1, 4096));
+  app.add_option("--threads", threads,
+                 "play each update's episodes over N threads (default: 2, or 1 on one core; the "
+                 "same seed trains the same policy at any N)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 64));
   app.add_option("-o,--output", out, "the policy file to write")->required();
   try {
     app.parse(argc, argv);
@@ -86,6 +93,7 @@ int train_command(int argc, char** argv) {
   learn::MovePolicy policy(hidden, seed, 0.05);
   learn::A2cOptions options;
   options.seed = seed;
+  options.threads = threads;
   options.updates = static_cast<int>((episodes + options.envs - 1) / options.envs);
   const int every = std::max(1, options.updates / 20);
   double recent = 0;

@@ -16,6 +16,7 @@ class Maze6 : public Env {
   static constexpr int kSide = 6;
   explicit Maze6(Mode mode) : Env(mode, kSide * kSide, false) {}
   std::string name() const override { return "maze6"; }
+  std::unique_ptr<Env> fresh() const override { return std::make_unique<Maze6>(mode()); }
 
  private:
   int draw(std::uint64_t seed, std::vector<std::vector<GraphEdge>>& out) override {
@@ -80,6 +81,7 @@ class ErApp : public Env {
  public:
   ErApp() : Env(Mode::kVision, 15, true) {}
   std::string name() const override { return "er-app"; }
+  std::unique_ptr<Env> fresh() const override { return std::make_unique<ErApp>(); }
 
  private:
   int draw(std::uint64_t seed, std::vector<std::vector<GraphEdge>>& out) override {

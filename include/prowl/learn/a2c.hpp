@@ -47,9 +47,11 @@ struct A2cOptions {
   double entropy = 0.01;   // weight of the policy's entropy in the loss
   double gamma = 1.0;      // discount of the coverage to come (the paper's objective: none)
   std::uint64_t seed = 1;  // graphs and choices (at most kMaxTrainingSeed)
+  int threads = 1;         // the episodes of an update over this many threads (same weights)
 };
 
-// Training graph k of seed S is reset(kTrainingGraphs + S·10^6 + k), k = 0, 1, ...: disjoint from
+// Training graph k of seed S is reset(kTrainingGraphs + S·10^6 + k), k = 0, 1, ... (episode k of
+// update u plays graph u·envs + k, choosing with Rng::derived(S, u, k)): disjoint from
 // the held-out graphs of the benchmark (seeds 1000 to 1099) and of evaluations below 10^9, for
 // every S up to kMaxTrainingSeed (no wrap-around).
 inline constexpr std::uint64_t kTrainingGraphs = 1'000'000'000;

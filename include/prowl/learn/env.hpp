@@ -55,6 +55,8 @@ class Env {
 
   // "maze6", "er-app".
   virtual std::string name() const = 0;
+  // A new env of the same distribution and mode (for another thread), not yet reset.
+  virtual std::unique_ptr<Env> fresh() const = 0;
   Mode mode() const { return mode_; }
   // T: the steps an episode may take.
   int budget() const { return budget_; }

@@ -53,18 +53,19 @@ TEST(A2c, LearnsToWalkAFiveNodeChainToItsEndWithinFourSteps) {
   EXPECT_EQ(curve.back().coverage, 1.0);
 }
 
-TEST(A2c, TheSameSeedTrainsTheSameWeights) {
-  auto train = [] {
+TEST(A2c, TheSameSeedTrainsTheSameWeightsOnOneOrTwoThreads) {
+  auto train = [](int threads) {
     auto maze = make_maze6(Mode::kVision);
     MovePolicy policy({8}, 5, 0.02);
     A2cOptions options;
     options.updates = 5;
-    options.envs = 4;
+    options.envs = 5;
     options.seed = 9;
+    options.threads = threads;
     train_a2c(*maze, policy, options);
     return policy.scorer().layers();
   };
-  const auto a = train(), b = train();
+  const auto a = train(1), b = train(2);
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t l = 0; l < a.size(); ++l) {
     EXPECT_EQ(a[l].weights, b[l].weights);

@@ -244,6 +244,9 @@ class SmallApp : public Env {
  public:
   SmallApp(int nodes, int budget) : Env(Mode::kVision, budget, true), nodes_(nodes) {}
   std::string name() const override { return "small-app"; }
+  std::unique_ptr<Env> fresh() const override {
+    return std::make_unique<SmallApp>(nodes_, budget());
+  }
 
  private:
   int draw(std::uint64_t, std::vector<std::vector<GraphEdge>>& out) override {

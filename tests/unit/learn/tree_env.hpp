@@ -1,6 +1,7 @@
 // A small undirected tree as an exploration environment, for the learn tests.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@ class Tree : public Env {
   Tree(std::vector<std::pair<int, int>> edges, int budget)
       : Env(Mode::kVision, budget, false), edges_(std::move(edges)) {}
   std::string name() const override { return "tree"; }
+  std::unique_ptr<Env> fresh() const override { return std::make_unique<Tree>(edges_, budget()); }
 
  private:
   int draw(std::uint64_t, std::vector<std::vector<GraphEdge>>& out) override {
