@@ -6,6 +6,7 @@
 //
 // usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] [--seeds S]
 //                      [--seed FIRST] [--updates U]
+// `learned` is the graph policy (prowl/learn/graph_policy.hpp), trained the same way as `linear`.
 // `qtable` is tabular Q-learning trained on each held-out graph itself (200 episodes), the paper's
 // fine-tuning baseline. `linear` is the linear softmax over move features trained by A2C (U updates
 // of 16 episodes, on training graphs disjoint from the held-out ones), then run greedily once per
@@ -134,22 +135,28 @@ int main(int argc, char** argv) {
                                      static_cast<std::uint64_t>(first)),
               1, "");
       }
-      // The linear softmax over move features, trained by A2C on other graphs, run greedily
-      // (one run per held-out graph: it is deterministic).
-      prowl::learn::MovePolicy linear({}, 1, 0.05);
+      // The learned policies, trained by A2C on other graphs and run greedily (one run per
+      // held-out graph: they are deterministic).
       prowl::learn::A2cOptions options;
       options.updates = static_cast<int>(updates);
       options.threads = 2;
-      const auto curve = prowl::learn::train_a2c(**env, linear, options);
-      const prowl::learn::Runner greedy = [&linear](Env& e, std::uint64_t) {
-        return prowl::learn::run_policy(e, linear);
+      const auto learned = [&](const std::string& policy_name, auto& policy) {
+        const auto curve = prowl::learn::train_a2c(**env, policy, options);
+        const prowl::learn::Runner greedy = [&policy](Env& e, std::uint64_t) {
+          return prowl::learn::run_policy(e, policy);
+        };
+        print(policy_name,
+              prowl::learn::evaluate(**env, greedy, static_cast<int>(graphs), 1,
+                                     static_cast<std::uint64_t>(first)),
+              1,
+              fmt::format(" trained={}x{} last_train_coverage={:.4f}", options.updates,
+                          options.envs, curve.back().coverage));
       };
-      print("linear",
-            prowl::learn::evaluate(**env, greedy, static_cast<int>(graphs), 1,
-                                   static_cast<std::uint64_t>(first)),
-            1,
-            fmt::format(" trained={}x{} last_train_coverage={:.4f}", options.updates, options.envs,
-                        curve.back().coverage));
+      // The linear softmax over move features, and the graph policy (Ggnn over the memory).
+      prowl::learn::MovePolicy linear({}, 1, 0.05);
+      learned("linear", linear);
+      prowl::learn::GraphPolicy graph({16, 3, 16, 32}, 1, 0.01);
+      learned("learned", graph);
     }
   }
   return 0;

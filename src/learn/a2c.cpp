@@ -2,9 +2,9 @@
 
 #include <cmath>
 #include <functional>
-#include <thread>
 #include <utility>
 
+#include "a2c_train.hpp"
 #include "prowl/core/status.hpp"
 #include "prowl/learn/features.hpp"
 
@@ -31,16 +31,6 @@ Eigen::VectorXd scores(const Mlp& scorer, const std::vector<Eigen::VectorXd>& fe
   }
   return z;
 }
-
-// One step of an episode, kept for the update.
-struct Step {
-  std::vector<Eigen::VectorXd> moves;
-  Eigen::VectorXd probabilities;
-  std::size_t action = 0;
-  Eigen::VectorXd state;
-  double value = 0;
-  double reward = 0;
-};
 
 }  // namespace
 
@@ -82,114 +72,44 @@ std::size_t MovePolicy::greedy(const Env& env) const {
 
 double MovePolicy::value(const Env& env) const { return critic_.forward(state_features(env))[0]; }
 
-namespace {
-
-// What one episode adds to an update.
-struct Episode {
-  Gradients actor, critic;
-  double coverage = 0;
-  std::size_t steps = 0;
-};
-
-// Plays one episode on graph `graph` with the policy's current weights, choosing by `rng`, and
-// returns its gradients (summed over its steps).
-Episode play(Env& env, const MovePolicy& policy, std::uint64_t graph, Rng rng,
-             const A2cOptions& options) {
-  std::vector<Step> steps;
-  env.reset(graph);
-  while (!env.done() && !env.moves().empty()) {
-    Step s;
-    s.moves = move_features(env);
-    s.probabilities = softmax(scores(policy.scorer(), s.moves));
-    double u = rng.unit();
-    s.action = static_cast<std::size_t>(s.probabilities.size() - 1);
-    for (Eigen::Index i = 0; i < s.probabilities.size(); ++i) {
-      if ((u -= s.probabilities[i]) < 0) {
-        s.action = static_cast<std::size_t>(i);
-        break;
-      }
-    }
-    s.state = state_features(env);
-    s.value = policy.critic().forward(s.state)[0];
-    s.reward = env.step(s.action);
-    steps.push_back(std::move(s));
-  }
-  Episode e;
-  e.coverage = env.coverage();
-  e.steps = steps.size();
-  // Returns, advantages and the gradients of the actor's and the critic's losses.
-  double to_come = 0;
-  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
-    to_come = it->reward + options.gamma * to_come;
-    const double advantage = to_come - it->value;
-    const Eigen::VectorXd dz =
-        actor_loss_gradient(it->probabilities, it->action, advantage, options.entropy);
-    for (Eigen::Index b = 0; b < dz.size(); ++b) {
-      add_gradients(e.actor, policy.scorer().gradient(it->moves[static_cast<std::size_t>(b)],
-                                                      Eigen::VectorXd::Constant(1, dz[b])));
-    }
-    add_gradients(e.critic, policy.critic().gradient(
-                                it->state, Eigen::VectorXd::Constant(1, it->value - to_come)));
-  }
-  return e;
+MovePolicy::Record MovePolicy::observe(const Env& env) const {
+  Record r;
+  r.moves = move_features(env);
+  r.probabilities = softmax(scores(scorer_, r.moves));
+  return r;
 }
 
-}  // namespace
+void MovePolicy::actor_gradient(const Record& record, const Eigen::VectorXd& dz,
+                                Gradients& into) const {
+  for (Eigen::Index b = 0; b < dz.size(); ++b) {
+    add_gradients(into, scorer_.gradient(record.moves[static_cast<std::size_t>(b)],
+                                         Eigen::VectorXd::Constant(1, dz[b])));
+  }
+}
+
+void MovePolicy::apply(const Gradients& gradient, double scale) {
+  if (gradient.empty()) return;
+  Gradients scaled;
+  add_gradients(scaled, gradient, scale);
+  scorer_.step(scaled);
+}
 
 std::vector<CurvePoint> train_a2c(Env& env, MovePolicy& policy, const A2cOptions& options,
                                   const std::function<bool(const CurvePoint&)>& progress) {
-  PROWL_CHECK(options.seed <= kMaxTrainingSeed, "train_a2c: the seed is at most kMaxTrainingSeed");
-  PROWL_CHECK(options.threads >= 1 && options.envs >= 1, "train_a2c: threads and envs >= 1");
-  std::vector<CurvePoint> curve;
-  const std::uint64_t first_graph = kTrainingGraphs + options.seed * 1'000'000;
-  // One env per thread: thread i plays the episodes k with k % threads == i. Each episode's graph
-  // and choices follow from (seed, update, k) alone, and the gradients are summed in k order, so
-  // the weights do not depend on the thread count.
-  std::vector<std::unique_ptr<Env>> others;
-  for (int i = 1; i < options.threads; ++i) others.push_back(env.fresh());
-  std::vector<Episode> episodes(static_cast<std::size_t>(options.envs));
-  for (int update = 0; update < options.updates; ++update) {
-    const auto work = [&](Env& mine, int thread) {
-      for (int k = thread; k < options.envs; k += options.threads) {
-        const std::uint64_t graph =
-            first_graph + static_cast<std::uint64_t>(update) * options.envs + k;
-        episodes[static_cast<std::size_t>(k)] =
-            play(mine, policy, graph,
-                 Rng::derived(options.seed, static_cast<std::uint64_t>(update),
-                              static_cast<std::uint64_t>(k)),
-                 options);
-      }
-    };
-    std::vector<std::thread> threads;
-    for (int i = 1; i < options.threads; ++i) {
-      threads.emplace_back(work, std::ref(*others[static_cast<std::size_t>(i - 1)]), i);
-    }
-    work(env, 0);
-    for (std::thread& t : threads) t.join();
-    Gradients actor, critic;
-    double coverage = 0;
-    std::size_t count = 0;
-    for (const Episode& e : episodes) {
-      if (!e.actor.empty()) add_gradients(actor, e.actor);
-      if (!e.critic.empty()) add_gradients(critic, e.critic);
-      coverage += e.coverage;
-      count += e.steps;
-    }
-    if (count > 0) {
-      const double scale = 1.0 / static_cast<double>(count);
-      Gradients a, c;
-      add_gradients(a, actor, scale);
-      add_gradients(c, critic, scale);
-      policy.scorer().step(a);
-      policy.critic().step(c);
-    }
-    curve.push_back({update + 1, coverage / options.envs});
-    if (progress && !progress(curve.back())) break;
-  }
-  return curve;
+  return detail::train<MovePolicy, Gradients>(env, policy, options, progress);
+}
+
+std::vector<CurvePoint> train_a2c(Env& env, GraphPolicy& policy, const A2cOptions& options,
+                                  const std::function<bool(const CurvePoint&)>& progress) {
+  return detail::train<GraphPolicy, GraphPolicy::Gradient>(env, policy, options, progress);
 }
 
 double run_policy(Env& env, const MovePolicy& policy) {
+  while (!env.done() && !env.moves().empty()) env.step(policy.greedy(env));
+  return env.coverage();
+}
+
+double run_policy(Env& env, const GraphPolicy& policy) {
   while (!env.done() && !env.moves().empty()) env.step(policy.greedy(env));
   return env.coverage();
 }

@@ -5,10 +5,6 @@
 
 namespace prowl::learn {
 
-namespace {
-
-// For each memory node, the known-route distance to the nearest node with untried moves (-1 when
-// none is reachable): breadth first from every such node over the reversed known moves.
 std::vector<int> frontier_distance(const Memory& m) {
   const std::size_t n = static_cast<std::size_t>(m.nodes());
   std::vector<std::vector<int>> into(n);
@@ -37,6 +33,8 @@ std::vector<int> frontier_distance(const Memory& m) {
   }
   return distance;
 }
+
+namespace {
 
 double spent(const Env& env) {
   return static_cast<double>(env.steps()) / static_cast<double>(env.budget());

@@ -186,7 +186,8 @@ Mlp::Pass Mlp::run(const Eigen::VectorXd& x) const {
 
 Eigen::VectorXd Mlp::forward(const Eigen::VectorXd& x) const { return run(x).a.back(); }
 
-Gradients Mlp::backward(const Pass& pass, const Eigen::VectorXd& dloss_dy) const {
+Gradients Mlp::backward(const Pass& pass, const Eigen::VectorXd& dloss_dy,
+                        Eigen::VectorXd* d_input) const {
   Gradients gradients(layers_.size());
   // delta: d loss / d z of layer l; for the linear output layer that is d loss / d y.
   Eigen::VectorXd delta = dloss_dy;
@@ -198,13 +199,15 @@ Gradients Mlp::backward(const Pass& pass, const Eigen::VectorXd& dloss_dy) const
                   .cwiseProduct(activation_slope(hidden_, pass.z[l - 1], pass.a[l]));
     }
   }
+  if (d_input != nullptr) *d_input = layers_.front().weights.transpose() * delta;
   return gradients;
 }
 
-Gradients Mlp::gradient(const Eigen::VectorXd& x, const Eigen::VectorXd& dloss_dy) const {
+Gradients Mlp::gradient(const Eigen::VectorXd& x, const Eigen::VectorXd& dloss_dy,
+                        Eigen::VectorXd* d_input) const {
   PROWL_CHECK(dloss_dy.size() == outputs(),
               "Mlp::gradient: dloss_dy needs one value per output of the network");
-  return backward(run(x), dloss_dy);
+  return backward(run(x), dloss_dy, d_input);
 }
 
 void Mlp::step(const Gradients& gradients) {

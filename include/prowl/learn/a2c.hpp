@@ -12,6 +12,7 @@
 
 #include "prowl/core/rng.hpp"
 #include "prowl/learn/env.hpp"
+#include "prowl/learn/graph_policy.hpp"
 #include "prowl/learn/mlp.hpp"
 #include "prowl/learn/policy_file.hpp"
 
@@ -30,6 +31,17 @@ class MovePolicy {
   // The move of the highest score (the first of equal ones).
   std::size_t greedy(const Env& env) const;
   double value(const Env& env) const;
+
+  // What the update needs of one decision: the moves' features and the probabilities.
+  struct Record {
+    std::vector<Eigen::VectorXd> moves;
+    Eigen::VectorXd probabilities;
+  };
+  Record observe(const Env& env) const;
+  // Adds to `into` the gradient of Σ_b dz[b] · score_b over the scorer's parameters.
+  void actor_gradient(const Record& record, const Eigen::VectorXd& dz, Gradients& into) const;
+  // One optimizer step of the scorer along scale · gradient.
+  void apply(const Gradients& gradient, double scale);
 
   Mlp& scorer() { return scorer_; }
   Mlp& critic() { return critic_; }
@@ -66,6 +78,9 @@ struct CurvePoint {
 // update; training stops early when it returns false. Returns the learning curve.
 std::vector<CurvePoint> train_a2c(Env& env, MovePolicy& policy, const A2cOptions& options,
                                   const std::function<bool(const CurvePoint&)>& progress = {});
+// The same for the graph policy.
+std::vector<CurvePoint> train_a2c(Env& env, GraphPolicy& policy, const A2cOptions& options,
+                                  const std::function<bool(const CurvePoint&)>& progress = {});
 
 // The scorer as a policy file: kind=move-policy, features=moves-v1, env= and mode= of `env`, then
 // `extra` (the training's seed, updates, ...).
@@ -83,5 +98,6 @@ Eigen::VectorXd actor_loss_gradient(const Eigen::VectorXd& p, std::size_t action
 
 // Runs the policy greedily until the env is done; its coverage.
 double run_policy(Env& env, const MovePolicy& policy);
+double run_policy(Env& env, const GraphPolicy& policy);
 
 }  // namespace prowl::learn

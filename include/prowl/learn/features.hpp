@@ -12,6 +12,10 @@
 
 namespace prowl::learn {
 
+// For each memory node, the known-route distance to the nearest node with untried moves (-1 when
+// none is reachable): breadth first from every such node over the reversed known moves.
+std::vector<int> frontier_distance(const Memory& m);
+
 // The name of this feature set, recorded in policy files and checked when they are loaded.
 inline constexpr std::string_view kMoveFeatureSet = "moves-v1";
 

@@ -105,7 +105,9 @@ class Mlp {
   // The gradient of a loss with respect to every parameter at input x, given the loss's gradient
   // dloss_dy with respect to the outputs forward(x).
   // REQUIRES: x.size() == inputs(); dloss_dy.size() == outputs().
-  Gradients gradient(const Eigen::VectorXd& x, const Eigen::VectorXd& dloss_dy) const;
+  // With d_input, also the loss's gradient with respect to x (for a network fed by another).
+  Gradients gradient(const Eigen::VectorXd& x, const Eigen::VectorXd& dloss_dy,
+                     Eigen::VectorXd* d_input = nullptr) const;
 
   // One optimizer step along `gradients` (descent: parameters move against them), clipped as
   // options().gradient_clip says.
@@ -130,7 +132,8 @@ class Mlp {
     std::vector<Eigen::VectorXd> a;
   };
   Pass run(const Eigen::VectorXd& x) const;
-  Gradients backward(const Pass& pass, const Eigen::VectorXd& dloss_dy) const;
+  Gradients backward(const Pass& pass, const Eigen::VectorXd& dloss_dy,
+                     Eigen::VectorXd* d_input = nullptr) const;
   void reset_optimizer();
 
   std::vector<int> sizes_;

@@ -104,3 +104,62 @@ TEST(Features, DescribeEachMoveFromTheMemoryOnly) {
 
 }  // namespace
 }  // namespace prowl::learn
+
+namespace prowl::learn {
+namespace {
+
+// The loss Σ_b dz_b · score_b of one decision, computed from the policy's forward pass.
+double weighted_scores(const GraphPolicy& policy, const Env& env, const Eigen::VectorXd& dz) {
+  const Eigen::VectorXd p = policy.probabilities(env);
+  // scores up to a constant: log p_b = score_b − log Σ exp; Σ dz_b = 0 keeps the constant out.
+  return dz.dot(p.array().log().matrix());
+}
+
+TEST(GraphPolicy, ItsEncoderGradientMatchesFiniteDifferences) {
+  auto maze = make_maze6(Mode::kVision);
+  maze->reset(4);
+  for (int i = 0; i < 6 && !maze->done(); ++i) maze->step(0);  // a memory of a few nodes
+  ASSERT_GE(maze->moves().size(), 1u);
+  GraphPolicy policy({6, 2, 5, 8}, 3, 0.01);
+  const GraphPolicy::Record record = policy.observe(*maze);
+  Eigen::VectorXd dz = Eigen::VectorXd::LinSpaced(record.probabilities.size(), -1, 1);
+  dz.array() -= dz.mean();  // Σ dz = 0
+  GraphPolicy::Gradient g;
+  policy.actor_gradient(record, dz, g);
+  ASSERT_EQ(g.encoder.size(), policy.encoder().parameters().size());
+  if (record.probabilities.size() == 1) GTEST_SKIP() << "one move: every score is the loss";
+  for (Eigen::Index i = 0; i < g.encoder.size(); i += 7) {
+    const double keep = policy.encoder().parameters()[i];
+    policy.encoder().parameters()[i] = keep + 1e-6;
+    const double up = weighted_scores(policy, *maze, dz);
+    policy.encoder().parameters()[i] = keep - 1e-6;
+    const double down = weighted_scores(policy, *maze, dz);
+    policy.encoder().parameters()[i] = keep;
+    EXPECT_NEAR(g.encoder[i], (up - down) / 2e-6, 1e-6) << "parameter " << i;
+  }
+}
+
+TEST(GraphPolicy, LearnsTheChainAndTrainsTheSameWeightsOnOneOrTwoThreads) {
+  Tree chain({{0, 1}, {1, 2}, {2, 3}, {3, 4}}, 4);
+  GraphPolicy policy({8, 2, 8, 16}, 3, 0.02);
+  A2cOptions options;
+  options.updates = 100;
+  options.envs = 8;
+  train_a2c(chain, policy, options);
+  chain.reset(1);
+  EXPECT_EQ(run_policy(chain, policy), 1.0);
+  auto train = [](int threads) {
+    auto maze = make_maze6(Mode::kVision);
+    GraphPolicy p({6, 2, 5, 8}, 5, 0.02);
+    A2cOptions o;
+    o.updates = 3;
+    o.envs = 3;
+    o.threads = threads;
+    train_a2c(*maze, p, o);
+    return p.encoder().parameters();
+  };
+  EXPECT_EQ(train(1), train(2));
+}
+
+}  // namespace
+}  // namespace prowl::learn

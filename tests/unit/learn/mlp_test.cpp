@@ -137,6 +137,25 @@ TEST(MlpGradient, MatchesFiniteDifferencesInEveryLayerWithTanh) {
   check_gradient(Activation::kTanh);
 }
 
+TEST(MlpGradient, GivesTheInputGradientOfANetworkFedByAnother) {
+  for (const Activation activation : {Activation::kRelu, Activation::kTanh}) {
+    const Mlp net({4, 6, 3}, activation, 17);
+    const Eigen::VectorXd x = vec({0.3, -0.7, 1.1, 0.2});
+    const Eigen::VectorXd c = vec({0.5, -1.5, 2.0});
+    Eigen::VectorXd d_input;
+    net.gradient(x, c, &d_input);
+    ASSERT_EQ(d_input.size(), 4);
+    ASSERT_GT(d_input.norm(), 0.0);
+    for (Eigen::Index i = 0; i < 4; ++i) {
+      Eigen::VectorXd up = x, down = x;
+      up[i] += 1e-6;
+      down[i] -= 1e-6;
+      const double numeric = (c.dot(net.forward(up)) - c.dot(net.forward(down))) / 2e-6;
+      EXPECT_NEAR(d_input[i], numeric, 1e-6) << activation_name(activation) << " input " << i;
+    }
+  }
+}
+
 TEST(MlpTrain, TakesTheHandComputedSgdStepOnTheChosenOutputOnly) {
   Mlp net(hand_set_layers(), Activation::kRelu, sgd(0.1));
   // y(0) = 1.25, target 2.25: error -1, loss 0.5. dL/dy = [-1, 0]; a1 = [0.5, 0];

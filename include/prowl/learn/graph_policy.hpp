@@ -1,0 +1,73 @@
+// The graph policy (docs/learned.md, "Graph policy"): GMetaExp's encoder (Ggnn) over the graph
+// memory, and a head that scores each offered move from its features, the embeddings of the node
+// the agent is at and of the move's target (when known), and the graph's readout. Trained by the
+// same A2C as MovePolicy (prowl/learn/a2c.hpp); its critic reads the state features.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "prowl/learn/env.hpp"
+#include "prowl/learn/ggnn.hpp"
+#include "prowl/learn/mlp.hpp"
+
+namespace prowl::learn {
+
+// Per memory node: 1; whether the agent is there; log(1 + visits); its untried moves / 4; whether
+// it has any; 1 / (1 + the known-route distance to the nearest node with untried moves).
+inline constexpr int kNodeFeatures = 6;
+// The memory as the encoder's input: a column per memory node, an arc of type 0 per known move
+// and one of type 1 back along it.
+GraphInput memory_graph(const Env& env);
+
+class GraphPolicy {
+ public:
+  struct Shape {
+    int hidden = 16;  // node embeddings
+    int rounds = 3;   // message-passing rounds (the paper: 5)
+    int readout = 16;
+    int head = 32;  // the head's hidden layer
+  };
+  GraphPolicy(Shape shape, std::uint64_t seed, double learning_rate);
+
+  // What the update needs of one decision.
+  struct Record {
+    GraphInput graph;
+    int current = 0;
+    std::vector<int> targets;             // by move: its memory node, or -1
+    std::vector<Eigen::VectorXd> inputs;  // by move: the head's input
+    Eigen::VectorXd probabilities;
+  };
+  Record observe(const Env& env) const;
+  Eigen::VectorXd probabilities(const Env& env) const { return observe(env).probabilities; }
+  std::size_t greedy(const Env& env) const;
+
+  struct Gradient {
+    Gradients head;
+    Eigen::VectorXd encoder;
+  };
+  // Adds to `into` the gradient of Σ_b dz[b] · score_b of the record's moves.
+  void actor_gradient(const Record& record, const Eigen::VectorXd& dz, Gradient& into) const;
+  // One Adam step of the head and the encoder along scale · gradient.
+  void apply(const Gradient& gradient, double scale);
+
+  Mlp& critic() { return critic_; }
+  const Mlp& critic() const { return critic_; }
+  const Ggnn& encoder() const { return encoder_; }
+  Ggnn& encoder() { return encoder_; }
+  const Mlp& head() const { return head_; }
+
+ private:
+  Shape shape_;
+  Ggnn encoder_;
+  Mlp head_;
+  Mlp critic_;
+  // Adam's state for the encoder's parameter vector.
+  Eigen::VectorXd first_, second_;
+  std::int64_t steps_ = 0;
+  double learning_rate_;
+};
+
+void add(GraphPolicy::Gradient& into, const GraphPolicy::Gradient& from);
+
+}  // namespace prowl::learn
