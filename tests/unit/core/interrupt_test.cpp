@@ -48,6 +48,11 @@ TEST_F(Interrupts, NamesTheSignals) {
 // the stand-in service, orphaned when the child exits, is reparented here and its end can be seen.
 TEST_F(Interrupts, TheThirdSignalKillsRegisteredGroupsAndExits) {
   ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  // Undone on the way out: a later test in this process whose grandchildren were reparented here
+  // would find them among its own children (Isolate's did, when all tests ran in one process).
+  struct NoSubreaper {
+    ~NoSubreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 0); }
+  } undo;
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
   const pid_t child = ::fork();
