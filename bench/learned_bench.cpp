@@ -5,8 +5,9 @@
 //   PAPER env=E policy=P coverage=C (what the paper or the calibration reports)
 //
 // usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] [--seeds S]
-//                      [--seed FIRST] [--updates U]
-// `learned` is the graph policy (prowl/learn/graph_policy.hpp), trained the same way as `linear`.
+//                      [--seed FIRST] [--updates U] [--rounds R]
+// `learned` is the graph policy (prowl/learn/graph_policy.hpp, R message-passing rounds, default
+// 3), trained the same way as `linear`.
 // `qtable` is tabular Q-learning trained on each held-out graph itself (200 episodes), the paper's
 // fine-tuning baseline. `linear` is the linear softmax over move features trained by A2C (U updates
 // of 16 episodes, on training graphs disjoint from the held-out ones), then run greedily once per
@@ -62,7 +63,7 @@ std::vector<std::string> split(const std::string& text) {
 int usage() {
   std::fprintf(stderr,
                "usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] "
-               "[--seeds S] [--seed FIRST] [--updates U]\n");
+               "[--seeds S] [--seed FIRST] [--updates U] [--rounds R]\n");
   return 2;
 }
 
@@ -70,7 +71,7 @@ int usage() {
 
 int main(int argc, char** argv) {
   std::string envs = "maze6,er-app", modes = "vision,bump";
-  long graphs = 100, seeds = 5, first = 1000, updates = 300;
+  long graphs = 100, seeds = 5, first = 1000, updates = 300, rounds = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     char* end = nullptr;
@@ -78,12 +79,14 @@ int main(int argc, char** argv) {
       envs = argv[i + 1];
     } else if (flag == "--modes") {
       modes = argv[i + 1];
-    } else if (flag == "--graphs" || flag == "--seeds" || flag == "--seed" || flag == "--updates") {
+    } else if (flag == "--graphs" || flag == "--seeds" || flag == "--seed" || flag == "--updates" ||
+               flag == "--rounds") {
       const long value = std::strtol(argv[i + 1], &end, 10);
       if (*end != '\0' || value < (flag == "--seed" ? 0 : 1)) return usage();
       (flag == "--graphs"    ? graphs
        : flag == "--seeds"   ? seeds
        : flag == "--updates" ? updates
+       : flag == "--rounds"  ? rounds
                              : first) = value;
     } else {
       return usage();
@@ -155,7 +158,7 @@ int main(int argc, char** argv) {
       // The linear softmax over move features, and the graph policy (Ggnn over the memory).
       prowl::learn::MovePolicy linear({}, 1, 0.05);
       learned("linear", linear);
-      prowl::learn::GraphPolicy graph({16, 3, 16, 32}, 1, 0.01);
+      prowl::learn::GraphPolicy graph({16, static_cast<int>(rounds), 16, 32}, 1, 0.01);
       learned("learned", graph);
     }
   }
