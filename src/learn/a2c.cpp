@@ -19,11 +19,6 @@ std::vector<int> sizes(int inputs, const std::vector<int>& hidden) {
   return out;
 }
 
-Eigen::VectorXd softmax(const Eigen::VectorXd& z) {
-  const Eigen::VectorXd e = (z.array() - z.maxCoeff()).exp().matrix();
-  return e / e.sum();
-}
-
 Eigen::VectorXd scores(const Mlp& scorer, const std::vector<Eigen::VectorXd>& features) {
   Eigen::VectorXd z(static_cast<Eigen::Index>(features.size()));
   for (std::size_t i = 0; i < features.size(); ++i) {
@@ -33,6 +28,11 @@ Eigen::VectorXd scores(const Mlp& scorer, const std::vector<Eigen::VectorXd>& fe
 }
 
 }  // namespace
+
+Eigen::VectorXd softmax(const Eigen::VectorXd& z) {
+  const Eigen::VectorXd e = (z.array() - z.maxCoeff()).exp().matrix();
+  return e / e.sum();
+}
 
 Eigen::VectorXd actor_loss_gradient(const Eigen::VectorXd& p, std::size_t action, double advantage,
                                     double entropy_weight) {
@@ -102,16 +102,6 @@ std::vector<CurvePoint> train_a2c(Env& env, MovePolicy& policy, const A2cOptions
 std::vector<CurvePoint> train_a2c(Env& env, GraphPolicy& policy, const A2cOptions& options,
                                   const std::function<bool(const CurvePoint&)>& progress) {
   return detail::train<GraphPolicy, GraphPolicy::Gradient>(env, policy, options, progress);
-}
-
-double run_policy(Env& env, const MovePolicy& policy) {
-  while (!env.done() && !env.moves().empty()) env.step(policy.greedy(env));
-  return env.coverage();
-}
-
-double run_policy(Env& env, const GraphPolicy& policy) {
-  while (!env.done() && !env.moves().empty()) env.step(policy.greedy(env));
-  return env.coverage();
 }
 
 }  // namespace prowl::learn

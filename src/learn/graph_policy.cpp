@@ -3,20 +3,12 @@
 #include <cmath>
 
 #include "prowl/core/status.hpp"
+#include "prowl/learn/a2c.hpp"
 #include "prowl/learn/features.hpp"
 
 namespace prowl::learn {
 
-namespace {
-
-constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEpsilon = 1e-8;
-
-Eigen::VectorXd softmax(const Eigen::VectorXd& z) {
-  const Eigen::VectorXd e = (z.array() - z.maxCoeff()).exp().matrix();
-  return e / e.sum();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 GraphInput memory_graph(const Env& env) {
   const Memory& m = env.memory();
@@ -43,9 +35,7 @@ GraphPolicy::GraphPolicy(Shape shape, std::uint64_t seed, double learning_rate)
             seed + 1, MlpOptions{learning_rate, Optimizer::kAdam, 1.0}),
       critic_({kStateFeatures, shape.head, 1}, Activation::kTanh, seed + 2,
               MlpOptions{learning_rate, Optimizer::kAdam, 1.0}),
-      first_(Eigen::VectorXd::Zero(encoder_.parameters().size())),
-      second_(Eigen::VectorXd::Zero(encoder_.parameters().size())),
-      learning_rate_(learning_rate) {}
+      encoder_adam_(encoder_.parameters().size(), learning_rate) {}
 
 GraphPolicy::Record GraphPolicy::observe(const Env& env) const {
   PROWL_CHECK(!env.moves().empty(), "GraphPolicy: a state with moves");
@@ -107,18 +97,10 @@ void GraphPolicy::apply(const Gradient& gradient, double scale) {
     add_gradients(head, gradient.head, scale);
     head_.step(head);
   }
-  if (gradient.encoder.size() == 0) return;
-  Eigen::VectorXd g = scale * gradient.encoder;
-  const double norm = g.norm();
-  if (norm > 1.0) g /= norm;  // the same clip as the head's
-  ++steps_;
-  first_ = kBeta1 * first_ + (1 - kBeta1) * g;
-  second_ = kBeta2 * second_ + (1 - kBeta2) * g.cwiseProduct(g);
-  const double c1 = 1 - std::pow(kBeta1, static_cast<double>(steps_));
-  const double c2 = 1 - std::pow(kBeta2, static_cast<double>(steps_));
-  encoder_.parameters() -=
-      (learning_rate_ * (first_ / c1).array() / ((second_ / c2).array().sqrt() + kEpsilon))
-          .matrix();
+  // The same clip as the head's.
+  if (gradient.encoder.size() > 0) {
+    encoder_adam_.step(encoder_.parameters(), scale * gradient.encoder, 1.0);
+  }
 }
 
 void add(GraphPolicy::Gradient& into, const GraphPolicy::Gradient& from) {

@@ -255,6 +255,22 @@ void add_gradients(Gradients& into, const Gradients& g, double scale) {
   }
 }
 
+VectorAdam::VectorAdam(Eigen::Index size, double learning_rate)
+    : first_(Eigen::VectorXd::Zero(size)),
+      second_(Eigen::VectorXd::Zero(size)),
+      learning_rate_(learning_rate) {}
+
+void VectorAdam::step(Eigen::VectorXd& parameters, Eigen::VectorXd gradient, double clip) {
+  PROWL_CHECK(parameters.size() == first_.size() && gradient.size() == first_.size(),
+              "VectorAdam::step: parameters and gradient of the size given");
+  const double norm = gradient.norm();
+  if (clip > 0 && norm > clip) gradient /= norm / clip;
+  ++steps_;
+  adam_update(parameters, gradient, 1.0, first_, second_, learning_rate_,
+              1.0 - std::pow(kBeta1, static_cast<double>(steps_)),
+              1.0 - std::pow(kBeta2, static_cast<double>(steps_)));
+}
+
 double Mlp::train(const Eigen::VectorXd& x, int output, double target) {
   return train({Example{x, output, target}});
 }

@@ -91,13 +91,19 @@ PolicyFile to_policy_file(const MovePolicy& policy, const Env& env,
 Result<MovePolicy> move_policy_from_file(const PolicyFile& file, const Env& env,
                                          const std::string& source);
 
+// exp(z) / Σ exp(z), computed without overflow.
+Eigen::VectorXd softmax(const Eigen::VectorXd& z);
+
 // The gradient, over the scores z of the moves, of one step's actor loss
 // −advantage · log p[action] − entropy_weight · H(p), p = softmax(z).
 Eigen::VectorXd actor_loss_gradient(const Eigen::VectorXd& p, std::size_t action, double advantage,
                                     double entropy_weight);
 
-// Runs the policy greedily until the env is done; its coverage.
-double run_policy(Env& env, const MovePolicy& policy);
-double run_policy(Env& env, const GraphPolicy& policy);
+// Runs a policy (MovePolicy, GraphPolicy) greedily until the env is done; its coverage.
+template <class Policy>
+double run_policy(Env& env, const Policy& policy) {
+  while (!env.done() && !env.moves().empty()) env.step(policy.greedy(env));
+  return env.coverage();
+}
 
 }  // namespace prowl::learn

@@ -62,10 +62,7 @@ class GraphPolicy {
   Ggnn encoder_;
   Mlp head_;
   Mlp critic_;
-  // Adam's state for the encoder's parameter vector.
-  Eigen::VectorXd first_, second_;
-  std::int64_t steps_ = 0;
-  double learning_rate_;
+  VectorAdam encoder_adam_;
 };
 
 void add(GraphPolicy::Gradient& into, const GraphPolicy::Gradient& from);

@@ -56,6 +56,20 @@ using Gradients = std::vector<Layer>;
 // REQUIRES: into is empty or shaped like g.
 void add_gradients(Gradients& into, const Gradients& g, double scale = 1.0);
 
+// Adam (the same as Mlp's) over one parameter vector that is not an Mlp's, such as a Ggnn's.
+class VectorAdam {
+ public:
+  VectorAdam(Eigen::Index size, double learning_rate);
+  // One step of `parameters` along `gradient`, scaled down first to norm `clip` when above it
+  // (0: no clip). REQUIRES: both have the size given.
+  void step(Eigen::VectorXd& parameters, Eigen::VectorXd gradient, double clip);
+
+ private:
+  Eigen::VectorXd first_, second_;
+  std::int64_t steps_ = 0;
+  double learning_rate_;
+};
+
 // One training example for a single output: the network should give `target` at output `output`
 // of input `input`.
 struct Example {
