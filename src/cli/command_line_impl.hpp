@@ -20,6 +20,7 @@
 #include "prowl/explore/report.hpp"
 #include "prowl/report/console.hpp"
 #include "prowl/report/format.hpp"
+#include "prowl/strategy/factory.hpp"
 #include "prowl/trace/trace.hpp"
 
 namespace prowl {
@@ -77,6 +78,8 @@ struct CommandLine::Impl {
   bool show_version = false;
   std::vector<std::string> report_texts;
   std::vector<std::string> weight_texts;
+  std::string policy_path;  // --policy, for --strategy learned
+  bool walk = false;        // --walk, for --strategy learned
   std::string trace_dir;
   // replay and shrink.
   std::string trace_path;
@@ -85,6 +88,7 @@ struct CommandLine::Impl {
   // Derived in parse().
   std::vector<ReportSpec> reports;
   std::map<std::string, double> weights;
+  std::vector<StrategyOption> flag_options;  // --policy and --walk, as the strategy's options
   std::optional<trace::Trace> loaded_trace;
   bool parsed = false;
 

@@ -128,6 +128,12 @@ void CommandLine::Impl::build_app() {
                   "(repeatable)")
       ->type_name("ACTION=W")
       ->allow_extra_args(false);
+  app->add_option("--policy", policy_path,
+                  "the policy file for --strategy learned (prowl train writes one)")
+      ->type_name("FILE");
+  app->add_flag("--walk", walk,
+                "--strategy learned walks along known transitions and back, as in training, "
+                "instead of jumping to the best-scored open state");
   add_own_flags(/*from_trace=*/false);
   for (const Positional& p : positionals) {
     app->add_option(p.name, *p.value, p.help)->required()->type_name("");

@@ -22,6 +22,7 @@
 #include "prowl/core/escape.hpp"
 #include "prowl/core/interrupt.hpp"
 #include "prowl/explore/explorer.hpp"
+#include "prowl/learn/learned_strategy.hpp"
 #include "prowl/report/console.hpp"
 #include "prowl/report/format.hpp"
 #include "prowl/strategy/factory.hpp"
@@ -156,7 +157,16 @@ std::optional<int> CommandLine::Impl::check_explore_flags() {
     return kExitOk;
   }
   // The options are checked with the model, which names weighted's keys.
-  if (auto spec = parse_strategy_spec(strategy); !spec) return usage_error(spec.status().message());
+  auto spec = parse_strategy_spec(strategy);
+  if (!spec) return usage_error(spec.status().message());
+  if (!policy_path.empty() || walk) {
+    if (spec->name != "learned") {
+      return usage_error(fmt::format(
+          "--policy and --walk are for --strategy learned; the strategy is '{}'", spec->name));
+    }
+    if (!policy_path.empty()) flag_options.push_back({"policy", policy_path});
+    if (walk) flag_options.push_back({"walk", "true"});
+  }
   for (const std::string& text : report_texts) {
     auto spec = parse_report_spec(text);
     if (!spec) return usage_error(spec.status().message());
@@ -202,7 +212,10 @@ int CommandLine::Impl::run(const Model& model) {
 
 int CommandLine::Impl::explore_model(const Model& model) {
   if (std::optional<int> code = check_model(model)) return *code;
-  auto made = make_strategy(strategy, model, seed, weights);
+  StrategySpec spec = *parse_strategy_spec(strategy);  // checked by parse()
+  spec.options.insert(spec.options.end(), flag_options.begin(), flag_options.end());
+  auto made = flag_options.empty() ? make_strategy(strategy, model, seed, weights)
+                                   : make_strategy(spec, model, seed);
   if (!made) {
     print_error(made.status());
     return made.status().exit_code();
@@ -338,7 +351,10 @@ int CommandLine::Impl::write_traces(const RunReport& report, std::ostream& conso
 }
 
 CommandLine::CommandLine(MainSettings settings)
-    : impl_(std::make_unique<Impl>(std::move(settings))) {}
+    : impl_(std::make_unique<Impl>(std::move(settings))) {
+  // The strategies of the parts above prowl::explore that this one links.
+  learn::register_learned_strategy();
+}
 CommandLine::~CommandLine() = default;
 
 void CommandLine::add_int_flag(const std::string& name, const std::string& help, int* value,

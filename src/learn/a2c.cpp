@@ -19,14 +19,6 @@ std::vector<int> sizes(int inputs, const std::vector<int>& hidden) {
   return out;
 }
 
-Eigen::VectorXd scores(const Mlp& scorer, const std::vector<Eigen::VectorXd>& features) {
-  Eigen::VectorXd z(static_cast<Eigen::Index>(features.size()));
-  for (std::size_t i = 0; i < features.size(); ++i) {
-    z[static_cast<Eigen::Index>(i)] = scorer.forward(features[i])[0];
-  }
-  return z;
-}
-
 }  // namespace
 
 Eigen::VectorXd softmax(const Eigen::VectorXd& z) {
@@ -60,22 +52,32 @@ MovePolicy::MovePolicy(Mlp scorer, std::uint64_t seed, double learning_rate)
   scorer_.set_options(MlpOptions{learning_rate, Optimizer::kAdam, 1.0});
 }
 
-Eigen::VectorXd MovePolicy::probabilities(const Env& env) const {
-  return softmax(scores(scorer_, move_features(env)));
+Eigen::VectorXd MovePolicy::scores(const std::vector<Eigen::VectorXd>& moves) const {
+  Eigen::VectorXd z(static_cast<Eigen::Index>(moves.size()));
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    z[static_cast<Eigen::Index>(i)] = scorer_.forward(moves[i])[0];
+  }
+  return z;
 }
 
-std::size_t MovePolicy::greedy(const Env& env) const {
+Eigen::VectorXd MovePolicy::probabilities(const View& view) const {
+  return softmax(scores(move_features(view)));
+}
+
+std::size_t MovePolicy::greedy(const View& view) const {
   Eigen::Index best = 0;
-  scores(scorer_, move_features(env)).maxCoeff(&best);
+  scores(move_features(view)).maxCoeff(&best);
   return static_cast<std::size_t>(best);
 }
 
-double MovePolicy::value(const Env& env) const { return critic_.forward(state_features(env))[0]; }
+double MovePolicy::value(const View& view) const {
+  return critic_.forward(state_features(view))[0];
+}
 
-MovePolicy::Record MovePolicy::observe(const Env& env) const {
+MovePolicy::Record MovePolicy::observe(const View& view) const {
   Record r;
-  r.moves = move_features(env);
-  r.probabilities = softmax(scores(scorer_, r.moves));
+  r.moves = move_features(view);
+  r.probabilities = softmax(scores(r.moves));
   return r;
 }
 
@@ -119,29 +121,25 @@ PolicyFile to_policy_file(const MovePolicy& policy, const Env& env,
   return file;
 }
 
-Result<MovePolicy> move_policy_from_file(const PolicyFile& file, const Env& env,
-                                         const std::string& source) {
-  const auto value = [&](const std::string& key) -> std::string {
-    for (const auto& [k, v] : file.header) {
-      if (k == key) return v;
-    }
-    return "";
-  };
-  if (value("kind") != "move-policy") {
-    return Status::invalid(source + ": not a policy prowl train wrote (kind=" +
-                           (value("kind").empty() ? "<none>" : value("kind")) +
-                           ", expected move-policy): train one with prowl train");
+std::string policy_header(const PolicyFile& file, std::string_view key) {
+  for (const auto& [k, v] : file.header) {
+    if (k == key) return v;
   }
-  if (value("features") != kMoveFeatureSet) {
-    return Status::invalid(source + ": the policy reads features " + value("features") +
+  return "";
+}
+
+Result<MovePolicy> move_policy_of(const PolicyFile& file, const std::string& source) {
+  const std::string kind = policy_header(file, "kind");
+  if (kind != "move-policy") {
+    return Status::invalid(
+        source + ": not a policy prowl train wrote (kind=" + (kind.empty() ? "<none>" : kind) +
+        ", expected move-policy): train one with prowl train");
+  }
+  const std::string features = policy_header(file, "features");
+  if (features != kMoveFeatureSet) {
+    return Status::invalid(source + ": the policy reads features " + features +
                            "; this prowl computes " + std::string(kMoveFeatureSet) +
                            ": train it again with this prowl");
-  }
-  if (value("env") != env.name() || value("mode") != mode_name(env.mode())) {
-    return Status::invalid(source + ": the policy was trained for " + value("env") + " (" +
-                           value("mode") + "); this is " + env.name() + " (" +
-                           std::string(mode_name(env.mode())) + "): give --env " + value("env") +
-                           " --mode " + value("mode") + ", or train one for this environment");
   }
   const std::vector<int>& s = file.network.sizes();
   if (s.front() != kMoveFeatures || s.back() != 1) {
@@ -150,6 +148,21 @@ Result<MovePolicy> move_policy_from_file(const PolicyFile& file, const Env& env,
                            std::to_string(kMoveFeatures) + " and 1");
   }
   return MovePolicy(file.network, 1, 0.05);
+}
+
+Result<MovePolicy> move_policy_from_file(const PolicyFile& file, const Env& env,
+                                         const std::string& source) {
+  Result<MovePolicy> policy = move_policy_of(file, source);
+  if (!policy) return policy;
+  const std::string trained_env = policy_header(file, "env");
+  const std::string trained_mode = policy_header(file, "mode");
+  if (trained_env != env.name() || trained_mode != mode_name(env.mode())) {
+    return Status::invalid(source + ": the policy was trained for " + trained_env + " (" +
+                           trained_mode + "); this is " + env.name() + " (" +
+                           std::string(mode_name(env.mode())) + "): give --env " + trained_env +
+                           " --mode " + trained_mode + ", or train one for this environment");
+  }
+  return policy;
 }
 
 }  // namespace prowl::learn

@@ -6,6 +6,9 @@
 
 namespace prowl::learn {
 
+View::View(const Env& env)
+    : View(env.moves(), env.memory(), env.steps(), env.budget(), env.coverage()) {}
+
 namespace {
 
 constexpr std::size_t kBackEdge = static_cast<std::size_t>(-1);

@@ -1,5 +1,6 @@
 #include "prowl/learn/features.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 
@@ -36,19 +37,22 @@ std::vector<int> frontier_distance(const Memory& m) {
 
 namespace {
 
-double spent(const Env& env) {
-  return static_cast<double>(env.steps()) / static_cast<double>(env.budget());
+double spent(const View& view) {
+  return std::min(1.0, static_cast<double>(view.steps) / static_cast<double>(view.budget));
 }
 
 }  // namespace
 
-std::vector<Eigen::VectorXd> move_features(const Env& env) {
-  const Memory& m = env.memory();
-  const std::vector<int> distance = frontier_distance(m);
+std::vector<Eigen::VectorXd> move_features(const View& view) {
+  return move_features(view, frontier_distance(*view.memory));
+}
+
+std::vector<Eigen::VectorXd> move_features(const View& view, const std::vector<int>& distance) {
+  const Memory& m = *view.memory;
   const double here_untried = m.untried[static_cast<std::size_t>(m.current)] / 4.0;
   std::vector<Eigen::VectorXd> out;
-  out.reserve(env.moves().size());
-  for (const Move& move : env.moves()) {
+  out.reserve(view.moves->size());
+  for (const Move& move : *view.moves) {
     Eigen::VectorXd f = Eigen::VectorXd::Zero(kMoveFeatures);
     f[0] = 1;
     f[1] = move.target < 0 ? 1 : 0;
@@ -60,18 +64,18 @@ std::vector<Eigen::VectorXd> move_features(const Env& env) {
       f[5] = distance[t] < 0 ? 0 : 1.0 / (1.0 + distance[t]);
     }
     f[6] = here_untried;
-    f[7] = spent(env);
+    f[7] = spent(view);
     out.push_back(std::move(f));
   }
   return out;
 }
 
-Eigen::VectorXd state_features(const Env& env) {
-  const Memory& m = env.memory();
+Eigen::VectorXd state_features(const View& view) {
+  const Memory& m = *view.memory;
   int open = 0;
   for (int u : m.untried) open += u > 0 ? 1 : 0;
   Eigen::VectorXd f(kStateFeatures);
-  f << 1, spent(env), env.coverage(), static_cast<double>(open) / m.nodes();
+  f << 1, spent(view), view.coverage, static_cast<double>(open) / m.nodes();
   return f;
 }
 

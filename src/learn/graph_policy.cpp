@@ -8,10 +8,8 @@
 
 namespace prowl::learn {
 
-namespace {}  // namespace
-
-GraphInput memory_graph(const Env& env) {
-  const Memory& m = env.memory();
+GraphInput memory_graph(const View& view) {
+  const Memory& m = *view.memory;
   const std::vector<int> distance = frontier_distance(m);
   GraphInput graph;
   graph.features = Eigen::MatrixXd::Zero(kNodeFeatures, m.nodes());
@@ -37,17 +35,17 @@ GraphPolicy::GraphPolicy(Shape shape, std::uint64_t seed, double learning_rate)
               MlpOptions{learning_rate, Optimizer::kAdam, 1.0}),
       encoder_adam_(encoder_.parameters().size(), learning_rate) {}
 
-GraphPolicy::Record GraphPolicy::observe(const Env& env) const {
-  PROWL_CHECK(!env.moves().empty(), "GraphPolicy: a state with moves");
+GraphPolicy::Record GraphPolicy::observe(const View& view) const {
+  PROWL_CHECK(!view.moves->empty(), "GraphPolicy: a state with moves");
   Record r;
-  r.graph = memory_graph(env);
-  r.current = env.memory().current;
+  r.graph = memory_graph(view);
+  r.current = view.memory->current;
   const Ggnn::Output out = encoder_.forward(r.graph);
-  const std::vector<Eigen::VectorXd> moves = move_features(env);
+  const std::vector<Eigen::VectorXd> moves = move_features(view);
   const Eigen::Index d = shape_.hidden;
   Eigen::VectorXd scores(static_cast<Eigen::Index>(moves.size()));
   for (std::size_t b = 0; b < moves.size(); ++b) {
-    const int target = env.moves()[b].target;
+    const int target = (*view.moves)[b].target;
     Eigen::VectorXd input(kMoveFeatures + 2 * d + shape_.readout);
     input << moves[b], out.nodes.col(r.current),
         target >= 0 ? Eigen::VectorXd(out.nodes.col(target)) : Eigen::VectorXd::Zero(d),
@@ -60,9 +58,9 @@ GraphPolicy::Record GraphPolicy::observe(const Env& env) const {
   return r;
 }
 
-std::size_t GraphPolicy::greedy(const Env& env) const {
+std::size_t GraphPolicy::greedy(const View& view) const {
   Eigen::Index best = 0;
-  observe(env).probabilities.maxCoeff(&best);
+  observe(view).probabilities.maxCoeff(&best);
   return static_cast<std::size_t>(best);
 }
 

@@ -110,23 +110,47 @@ Status invalid_option_syntax(std::string_view name, std::string_view item) {
 
 }  // namespace
 
-std::span<const StrategyEntry> strategy_registry() { return kRegistry; }
+namespace {
+
+// The built-in strategies, then those parts above this one registered (in their order).
+std::vector<StrategyEntry>& entries() {
+  static std::vector<StrategyEntry> all(std::begin(kRegistry), std::end(kRegistry));
+  return all;
+}
+
+std::vector<std::string>& names() {
+  static std::vector<std::string> all = [] {
+    std::vector<std::string> v;
+    for (const StrategyEntry& entry : kRegistry) v.emplace_back(entry.name);
+    return v;
+  }();
+  return all;
+}
+
+}  // namespace
+
+std::span<const StrategyEntry> strategy_registry() { return entries(); }
+
+void register_strategy(const StrategyEntry& entry) {
+  PROWL_CHECK(entry.make != nullptr, "register_strategy: an entry without a maker");
+  for (StrategyEntry& known : entries()) {
+    if (known.name == entry.name) {
+      PROWL_CHECK(known.make == entry.make, "register_strategy: two strategies named alike");
+      return;
+    }
+  }
+  entries().push_back(entry);
+  names().emplace_back(entry.name);
+}
 
 const StrategyEntry* find_strategy(std::string_view name) {
-  for (const StrategyEntry& entry : kRegistry) {
+  for (const StrategyEntry& entry : entries()) {
     if (entry.name == name) return &entry;
   }
   return nullptr;
 }
 
-const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    for (const StrategyEntry& entry : kRegistry) v.emplace_back(entry.name);
-    return v;
-  }();
-  return names;
-}
+const std::vector<std::string>& strategy_names() { return names(); }
 
 Result<StrategySpec> parse_strategy_spec(std::string_view text) {
   const std::size_t colon = text.find(':');

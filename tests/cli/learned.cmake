@@ -43,3 +43,38 @@ prowl_cli_test(train_er_app_has_no_bump_mode EXIT 2
 prowl_cli_test(eval_needs_a_policy EXIT 2
   STDERR "--policy is required"
   COMMAND ${prowl} eval --env maze6)
+
+# --strategy learned: a policy trained on er-app explores the demo's service and a run_main
+# program; bad policies and flags are usage errors (exit 2).
+prowl_cli_test(train_er_app_for_models EXIT 0
+  STDOUT "policy written to [^\n]*/er.policy\n"
+  COMMAND ${prowl} train --env er-app --episodes 160 --seed 2 -o ${learned_work}/er.policy)
+prowl_cli_test(demo_explores_with_the_learned_strategy EXIT 1
+  STDOUT "shop: 4 findings; 12 states, 29 transitions, 29 steps in [0-9.]+ s \\(exhausted, seed 3\\)\n$"
+  COMMAND ${prowl} demo --strategy learned --policy ${learned_work}/er.policy --seed 3 --quiet)
+prowl_cli_test(demo_walks_with_the_learned_strategy EXIT 1
+  STDOUT "shop: [34] findings; 1[12] states, [0-9]+ transitions, [0-9]+ steps in [0-9.]+ s \\(exhausted, seed 3\\)\n$"
+  COMMAND ${prowl} demo --strategy learned --policy ${learned_work}/er.policy --walk --seed 3 --quiet)
+prowl_cli_test(learned_strategy_refuses_a_maze_policy EXIT 2
+  STDERR "maze.policy: the policy was trained for maze6 features \\(moves by direction, no back\\)\\; a model's moves are its actions and back: train one with prowl train --env er-app"
+  COMMAND ${prowl} demo --strategy learned --policy ${learned_work}/maze.policy)
+set_tests_properties(cli.demo_explores_with_the_learned_strategy
+  cli.demo_walks_with_the_learned_strategy PROPERTIES DEPENDS cli.train_er_app_for_models)
+set_tests_properties(cli.learned_strategy_refuses_a_maze_policy PROPERTIES
+  DEPENDS cli.train_writes_a_policy_with_a_learning_curve)
+prowl_cli_test(learned_strategy_needs_a_policy EXIT 2
+  STDERR "prowl demo: strategy 'learned' needs a policy file: --strategy learned --policy FILE \\(prowl train writes one\\; docs/learned.md\\)"
+  COMMAND ${prowl} demo --strategy learned)
+prowl_cli_test(policy_flag_is_for_the_learned_strategy EXIT 2
+  STDERR "--policy and --walk are for --strategy learned\\; the strategy is 'mcts'"
+  COMMAND ${prowl} demo --strategy mcts --walk)
+prowl_cli_test(learned_strategy_names_a_missing_policy_file EXIT 2
+  STDERR "[^\n]*/nosuch.policy: cannot read the policy file"
+  COMMAND ${prowl} demo --strategy learned --policy ${learned_work}/nosuch.policy)
+if(DEFINED counters)
+  prowl_cli_test(counters_explores_all_states_with_the_learned_strategy EXIT 0
+    STDOUT "counters: no findings. 64 states, 288 transitions, 288 steps in [0-9.]+ s \\(exhausted, seed 5\\)\n$"
+    COMMAND ${counters} --k 3 --n 4 --seed 5 --strategy learned:policy=${learned_work}/er.policy,walk=true)
+  set_tests_properties(cli.counters_explores_all_states_with_the_learned_strategy PROPERTIES
+    DEPENDS cli.train_er_app_for_models)
+endif()

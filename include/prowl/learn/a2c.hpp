@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "prowl/core/rng.hpp"
@@ -26,18 +28,20 @@ class MovePolicy {
   // A trained scorer (from a policy file), with a fresh critic of the same hidden sizes.
   MovePolicy(Mlp scorer, std::uint64_t seed, double learning_rate);
 
-  // The softmax of the scores of env.moves(). REQUIRES: moves() is not empty.
-  Eigen::VectorXd probabilities(const Env& env) const;
+  // The scorer's score of each move's features.
+  Eigen::VectorXd scores(const std::vector<Eigen::VectorXd>& moves) const;
+  // The softmax of the scores of the view's moves. REQUIRES: it offers some.
+  Eigen::VectorXd probabilities(const View& view) const;
   // The move of the highest score (the first of equal ones).
-  std::size_t greedy(const Env& env) const;
-  double value(const Env& env) const;
+  std::size_t greedy(const View& view) const;
+  double value(const View& view) const;
 
   // What the update needs of one decision: the moves' features and the probabilities.
   struct Record {
     std::vector<Eigen::VectorXd> moves;
     Eigen::VectorXd probabilities;
   };
-  Record observe(const Env& env) const;
+  Record observe(const View& view) const;
   // Adds to `into` the gradient of Σ_b dz[b] · score_b over the scorer's parameters.
   void actor_gradient(const Record& record, const Eigen::VectorXd& dz, Gradients& into) const;
   // One optimizer step of the scorer along scale · gradient.
@@ -90,6 +94,11 @@ PolicyFile to_policy_file(const MovePolicy& policy, const Env& env,
 // when it is another kind of policy, another feature set, or trained for another env or mode.
 Result<MovePolicy> move_policy_from_file(const PolicyFile& file, const Env& env,
                                          const std::string& source);
+// The policy of a file written by to_policy_file, for any target: checks its kind, feature set
+// and network sizes only.
+Result<MovePolicy> move_policy_of(const PolicyFile& file, const std::string& source);
+// The value of the header line `key` of a policy file, or "" when it has none.
+std::string policy_header(const PolicyFile& file, std::string_view key);
 
 // exp(z) / Σ exp(z), computed without overflow.
 Eigen::VectorXd softmax(const Eigen::VectorXd& z);

@@ -49,6 +49,28 @@ struct Memory {
   int nodes() const { return static_cast<int>(visits.size()); }
 };
 
+class Env;
+
+// What a policy sees at one decision: the moves offered, the graph memory and how much of the
+// budget is spent. An Env gives its own (View(env)); the learned strategy builds one over a window
+// of the states an explorer has seen (prowl/learn/learned_strategy.hpp).
+struct View {
+  View(const std::vector<Move>& moves_in, const Memory& memory_in, int steps_in, int budget_in,
+       double coverage_in)
+      : moves(&moves_in),
+        memory(&memory_in),
+        steps(steps_in),
+        budget(budget_in),
+        coverage(coverage_in) {}
+  View(const Env& env);  // NOLINT(google-explicit-constructor): an Env is a view of itself
+
+  const std::vector<Move>* moves;
+  const Memory* memory;
+  int steps = 0;
+  int budget = 1;
+  double coverage = 0;  // the share of the graph covered, where known (the critic reads it)
+};
+
 class Env {
  public:
   virtual ~Env() = default;

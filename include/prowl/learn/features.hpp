@@ -1,6 +1,6 @@
-// What a learned exploration policy sees of an Env (docs/learned.md, "Features"): per offered
-// move, and per state for the critic. Computed from moves() and memory() only, never from the
-// hidden graph, so that the same features describe any environment.
+// What a learned exploration policy sees of an Env or any other View (docs/learned.md,
+// "Features"): per offered move, and per state for the critic. Computed from the moves and the
+// memory only, never from a hidden graph, so that the same features describe any environment.
 #pragma once
 
 #include <string_view>
@@ -24,11 +24,13 @@ inline constexpr std::string_view kMoveFeatureSet = "moves-v1";
 // the nearest node with untried moves (1 / (1 + d); 0 when there is none); the current node's
 // untried moves (/ 4); the share of the budget spent.
 inline constexpr int kMoveFeatures = 8;
-std::vector<Eigen::VectorXd> move_features(const Env& env);
+std::vector<Eigen::VectorXd> move_features(const View& view);
+// The same with frontier_distance(*view.memory) computed already (for several views of one memory).
+std::vector<Eigen::VectorXd> move_features(const View& view, const std::vector<int>& distance);
 
 // Per state: 1; the share of the budget spent; the coverage so far; the share of the memory's
 // nodes with untried moves.
 inline constexpr int kStateFeatures = 4;
-Eigen::VectorXd state_features(const Env& env);
+Eigen::VectorXd state_features(const View& view);
 
 }  // namespace prowl::learn

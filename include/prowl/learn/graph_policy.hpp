@@ -18,7 +18,7 @@ namespace prowl::learn {
 inline constexpr int kNodeFeatures = 6;
 // The memory as the encoder's input: a column per memory node, an arc of type 0 per known move
 // and one of type 1 back along it.
-GraphInput memory_graph(const Env& env);
+GraphInput memory_graph(const View& view);
 
 class GraphPolicy {
  public:
@@ -38,9 +38,9 @@ class GraphPolicy {
     std::vector<Eigen::VectorXd> inputs;  // by move: the head's input
     Eigen::VectorXd probabilities;
   };
-  Record observe(const Env& env) const;
-  Eigen::VectorXd probabilities(const Env& env) const { return observe(env).probabilities; }
-  std::size_t greedy(const Env& env) const;
+  Record observe(const View& view) const;
+  Eigen::VectorXd probabilities(const View& view) const { return observe(view).probabilities; }
+  std::size_t greedy(const View& view) const;
 
   struct Gradient {
     Gradients head;

@@ -60,8 +60,14 @@ struct StrategyEntry {
   StrategyMaker make;
 };
 
-// Every strategy, in the order help texts list them.
+// Every strategy, in the order help texts list them: the built-in ones, then those registered.
+// The span is valid until the next register_strategy().
 std::span<const StrategyEntry> strategy_registry();
+// Adds a strategy made by a part above this one (the learned strategy of prowl::learn, which
+// needs Eigen) to the registry; the entry's strings must outlive the program. Registering the
+// same entry again does nothing. Not thread-safe: call it before reading the registry, from
+// main's thread (run_main's CommandLine does, for the strategies of the parts it links).
+void register_strategy(const StrategyEntry& entry);
 // The registry's entry named `name`, or nullptr.
 const StrategyEntry* find_strategy(std::string_view name);
 // The registry's names, in its order.

@@ -1,0 +1,279 @@
+#include "prowl/learn/learned_strategy.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "prowl/learn/features.hpp"
+#include "prowl/learn/policy_file.hpp"
+#include "prowl/strategy/factory.hpp"
+
+namespace prowl::learn {
+
+LearnedStrategy::LearnedStrategy(MovePolicy policy, LearnedOptions options)
+    : policy_(std::move(policy)), options_(options), rng_(options.seed) {
+  PROWL_CHECK(options_.budget > 0 && options_.window >= 1 && options_.candidates >= 1 &&
+                  options_.walk_moves >= 0,
+              "LearnedStrategy: positive budget, window and candidates");
+}
+
+LearnedStrategy::Node& LearnedStrategy::node(StateId s) {
+  if (s >= nodes_.size()) {
+    const std::size_t n = std::max<std::size_t>(s + 1, nodes_.size() * 2);
+    nodes_.resize(n);
+    local_.resize(n, -1);
+    stamp_.resize(n, 0);
+  }
+  return nodes_[s];
+}
+
+void LearnedStrategy::notify(const Graph& /*graph*/, StateId state,
+                             std::span<const ActionId> enabled) {
+  Node& n = node(state);
+  n.known = true;
+  n.untried.assign(enabled.begin(), enabled.end());
+  if (!enabled.empty()) open_.push_back(state);
+  if (current_ == kNoState) {
+    current_ = state;
+    n.visits = 1;
+  }
+}
+
+int LearnedStrategy::local_of(StateId s) const {
+  return s < stamp_.size() && stamp_[s] == generation_ ? local_[s] : -1;
+}
+
+void LearnedStrategy::build_window() {
+  ++generation_;
+  window_.clear();
+  const auto add = [&](StateId s) {
+    // Every state here has its node: current_, and the ends of known pairs (observe() made them).
+    if (s == kNoState || local_of(s) >= 0 || window_.size() >= std::size_t(options_.window)) return;
+    stamp_[s] = generation_;
+    local_[s] = static_cast<int>(window_.size());
+    window_.push_back(s);
+  };
+  add(current_);
+  for (std::size_t i = 0; i < window_.size() && window_.size() < std::size_t(options_.window);
+       ++i) {
+    const Node& n = nodes_[window_[i]];
+    for (const auto& [action, target] : n.tried) add(target);
+    for (StateId from : n.into) add(from);
+  }
+  const std::size_t size = window_.size();
+  memory_.edges.resize(size);
+  memory_.visits.resize(size);
+  memory_.untried.resize(size);
+  memory_.current = 0;
+  for (std::size_t i = 0; i < size; ++i) {
+    const Node& n = nodes_[window_[i]];
+    memory_.edges[i].clear();
+    for (const auto& [action, target] : n.tried) {
+      const int to = target == kNoState ? -1 : local_of(target);
+      if (target == kNoState || to >= 0) memory_.edges[i].push_back({std::string(), to});
+    }
+    memory_.visits[i] = n.visits;
+    memory_.untried[i] = static_cast<int>(n.untried.size());
+  }
+}
+
+std::size_t LearnedStrategy::draw(const Eigen::VectorXd& scores) {
+  const Eigen::VectorXd p = softmax(scores);
+  double u = rng_.unit();
+  for (Eigen::Index i = 0; i + 1 < p.size(); ++i) {
+    if (u < p[i]) return static_cast<std::size_t>(i);
+    u -= p[i];
+  }
+  return static_cast<std::size_t>(p.size() - 1);
+}
+
+Pair LearnedStrategy::take(StateId s, std::size_t untried_index) {
+  Node& n = nodes_[s];
+  const ActionId action = n.untried[untried_index];
+  n.untried.erase(n.untried.begin() + static_cast<std::ptrdiff_t>(untried_index));
+  current_ = s;
+  pending_ = Pair{s, action};
+  ++steps_;
+  return *pending_;
+}
+
+std::optional<Pair> LearnedStrategy::fallback() {
+  while (!open_.empty()) {
+    const StateId s = open_.back();
+    if (nodes_[s].untried.empty()) {
+      open_.pop_back();
+      continue;
+    }
+    ++fallback_picks_;
+    path_.clear();
+    return take(s, rng_.below(nodes_[s].untried.size()));
+  }
+  return std::nullopt;
+}
+
+std::optional<Pair> LearnedStrategy::walk_pick() {
+  std::vector<Move> moves;
+  std::vector<StateId> targets;  // by move past the untried ones: the state it leads to
+  for (int k = 0; k <= options_.walk_moves; ++k) {
+    build_window();
+    const Node& here = nodes_[current_];
+    moves.assign(here.untried.size(), Move{});
+    targets.clear();
+    for (const auto& [action, target] : here.tried) {
+      const int to = target == kNoState ? -1 : local_of(target);
+      if (to < 0) continue;
+      moves.push_back({std::string(), to, false});
+      targets.push_back(target);
+    }
+    if (!path_.empty() && local_of(path_.back()) >= 0) {
+      moves.push_back({"back", local_of(path_.back()), true});
+      targets.push_back(path_.back());
+    }
+    if (moves.empty() || k == options_.walk_moves) break;
+    const View view(moves, memory_, steps_, options_.budget, 0);
+    const std::size_t pick = draw(policy_.scores(move_features(view)));
+    if (pick < here.untried.size()) return take(current_, pick);
+    ++steps_;
+    const std::size_t t = pick - here.untried.size();
+    if (moves[pick].back) {
+      path_.pop_back();
+    } else {
+      path_.push_back(current_);
+    }
+    current_ = targets[t];
+    ++nodes_[current_].visits;
+  }
+  return fallback();
+}
+
+std::optional<Pair> LearnedStrategy::jump_pick() {
+  build_window();
+  const std::vector<int> distance = frontier_distance(memory_);
+  std::vector<Move> moves;
+  std::vector<Pair> pairs;  // by score: the state and its untried index
+  std::vector<double> all;
+  int states = 0;
+  for (std::size_t i = 0; i < window_.size() && states < options_.candidates; ++i) {
+    const Node& n = nodes_[window_[i]];
+    if (n.untried.empty()) continue;
+    ++states;
+    memory_.current = static_cast<int>(i);
+    moves.assign(n.untried.size(), Move{});
+    const View view(moves, memory_, steps_, options_.budget, 0);
+    const Eigen::VectorXd scores = policy_.scores(move_features(view, distance));
+    for (Eigen::Index b = 0; b < scores.size(); ++b) {
+      all.push_back(scores[b]);
+      pairs.push_back({window_[i], static_cast<ActionId>(b)});
+    }
+  }
+  memory_.current = 0;
+  if (all.empty()) return fallback();
+  const Pair chosen = pairs[draw(
+      Eigen::Map<const Eigen::VectorXd>(all.data(), static_cast<Eigen::Index>(all.size())))];
+  return take(chosen.state, chosen.action);
+}
+
+std::optional<Pair> LearnedStrategy::pick(const Graph& /*graph*/) {
+  if (current_ == kNoState) return std::nullopt;
+  return options_.walk ? walk_pick() : jump_pick();
+}
+
+void LearnedStrategy::observe(const Graph& /*graph*/, const StepResult& result) {
+  if (!pending_ || !(result.pair == *pending_)) return;
+  const StateId from = pending_->state;
+  pending_.reset();
+  nodes_[from].tried.push_back({result.pair.action, result.target});
+  if (result.target == kNoState) return;
+  if (result.target != from) {
+    node(result.target).into.push_back(from);
+    if (options_.walk) path_.push_back(from);
+  }
+  current_ = result.target;
+  ++nodes_[current_].visits;
+}
+
+namespace {
+
+using Made = Result<std::unique_ptr<Strategy>>;
+
+Result<bool> bool_option(const StrategyInput& in, const StrategyOption& option) {
+  if (option.value == "true" || option.value == "1") return true;
+  if (option.value == "false" || option.value == "0") return false;
+  return Status::invalid(fmt::format("strategy '{}': option {} must be true or false, not '{}'",
+                                     in.entry.name, option.key, option.value));
+}
+
+Result<int> int_option(const StrategyInput& in, const StrategyOption& option, int min) {
+  int value = 0;
+  const char* end = option.value.data() + option.value.size();
+  const auto [ptr, ec] = std::from_chars(option.value.data(), end, value);
+  if (ec != std::errc() || ptr != end || value < min) {
+    return Status::invalid(
+        fmt::format("strategy '{}': option {} must be a whole number >= {}, not "
+                    "'{}'",
+                    in.entry.name, option.key, min, option.value));
+  }
+  return value;
+}
+
+// A policy for models: a move policy whose training offered back moves (er-app, or a model).
+Result<MovePolicy> policy_for_models(const std::string& path) {
+  Result<PolicyFile> file = read_policy_file(path);
+  if (!file) return file.status();
+  Result<MovePolicy> policy = move_policy_of(*file, path);
+  if (!policy) return policy;
+  const std::string env = policy_header(*file, "env");
+  if (env == "maze6") {
+    return Status::invalid(path +
+                           ": the policy was trained for maze6 features (moves by direction, no "
+                           "back); a model's moves are its actions and back: train one with "
+                           "prowl train --env er-app");
+  }
+  return policy;
+}
+
+Made make_learned(const StrategyInput& in) {
+  LearnedOptions options;
+  options.seed = in.seed;
+  std::string path;
+  for (const StrategyOption& option : in.options) {
+    Result<int> number = 0;
+    if (option.key == "policy") {
+      path = option.value;
+    } else if (option.key == "walk") {
+      Result<bool> walk = bool_option(in, option);
+      if (!walk) return walk.status();
+      options.walk = *walk;
+    } else if (option.key == "budget" || option.key == "window") {
+      number = int_option(in, option, option.key == "budget" ? 1 : 2);
+      if (!number) return number.status();
+      (option.key == "budget" ? options.budget : options.window) = *number;
+    } else {
+      return unknown_option(in, option);
+    }
+  }
+  if (path.empty()) {
+    return Status::invalid(
+        "strategy 'learned' needs a policy file: --strategy learned --policy FILE (prowl train "
+        "writes one; docs/learned.md)");
+  }
+  Result<MovePolicy> policy = policy_for_models(path);
+  if (!policy) return policy.status();
+  return std::unique_ptr<Strategy>(std::make_unique<LearnedStrategy>(std::move(*policy), options));
+}
+
+constexpr StrategyOptionDoc kLearnedOptions[] = {
+    {"policy", "(required)", "the policy file prowl train wrote (--policy FILE)"},
+    {"walk", "false", "true: move along known pairs and back, as in training (--walk)"},
+    {"budget", "2000", "the steps the policy's budget-spent feature counts up to"},
+    {"window", "256", "states of the memory the policy reads, at most"}};
+
+}  // namespace
+
+void register_learned_strategy() {
+  register_strategy({"learned", "a trained exploration policy (prowl train) over the states seen",
+                     kLearnedOptions, make_learned});
+}
+
+}  // namespace prowl::learn

@@ -1,0 +1,147 @@
+#include "prowl/learn/learned_strategy.hpp"
+
+#include <unistd.h>
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "counters/counters.hpp"
+#include "prowl/explore/explorer.hpp"
+#include "prowl/learn/features.hpp"
+#include "prowl/learn/policy_file.hpp"
+#include "prowl/strategy/factory.hpp"
+#include "unit/strategy/testkit.hpp"
+
+namespace prowl::learn {
+namespace {
+
+// A linear scorer with these weights over the move features (prowl/learn/features.hpp).
+MovePolicy linear_policy(const std::vector<double>& weights) {
+  Layer layer{Eigen::MatrixXd(1, kMoveFeatures), Eigen::VectorXd::Zero(1)};
+  for (int i = 0; i < kMoveFeatures; ++i)
+    layer.weights(0, i) = weights[static_cast<std::size_t>(i)];
+  return MovePolicy(Mlp({layer}, Activation::kTanh), 1, 0.05);
+}
+
+RunReport run(const Model& model, Strategy& strategy, std::uint64_t max_steps = 0) {
+  Options options;
+  options.max_steps = max_steps;
+  auto report = explore(model, strategy, options);
+  EXPECT_TRUE(report) << report.status().message();
+  return report ? *report : RunReport{};
+}
+
+// Counters with K = 3, N = 4: 4^3 = 64 states and 64 · 3 · 6 / 4 = 288 transitions.
+TEST(LearnedStrategy, ExploresEveryStateAndTransitionInBothModes) {
+  const auto model = examples::make_counters_model(3, 4);
+  for (bool walk : {false, true}) {
+    LearnedStrategy strategy(linear_policy({0, 1, 0, -0.5, 0.5, 0.5, 0.2, 0}),
+                             LearnedOptions{.walk = walk, .seed = 7});
+    const RunReport report = run(model, strategy);
+    EXPECT_EQ(report.termination, Termination::kExhausted) << "walk " << walk;
+    EXPECT_EQ(report.stats.states, 64u) << "walk " << walk;
+    EXPECT_EQ(report.stats.transitions, 288u) << "walk " << walk;
+  }
+}
+
+TEST(LearnedStrategy, AWalkThatNeverPicksAnUnexploredPairIsCutAndStillFinishes) {
+  // Unknown targets score -20: the walk keeps moving along known pairs and back until
+  // walk_moves runs out, then takes the newest open state's pair.
+  const auto model = examples::make_counters_model(2, 3);
+  LearnedStrategy strategy(linear_policy({0, -20, 0, 0, 0, 0, 0, 0}),
+                           LearnedOptions{.walk = true, .walk_moves = 5, .seed = 1});
+  const RunReport report = run(model, strategy);
+  EXPECT_EQ(report.termination, Termination::kExhausted);
+  EXPECT_EQ(report.stats.states, 9u);
+  EXPECT_GT(strategy.fallback_picks(), 0u);
+}
+
+TEST(LearnedStrategy, TheSameSeedGivesTheSamePicks) {
+  const auto model = examples::make_counters_model(3, 4);
+  const auto picks = [&](std::uint64_t seed, bool walk) {
+    LearnedStrategy strategy(linear_policy({0, 1, 0, -0.5, 0.5, 0.5, 0.2, 0}),
+                             LearnedOptions{.walk = walk, .seed = seed});
+    testkit::Recording recorder(strategy);
+    run(model, recorder, 100);
+    return recorder.picks;
+  };
+  for (bool walk : {false, true}) {
+    EXPECT_EQ(picks(3, walk).size(), 100u);
+    EXPECT_EQ(picks(3, walk), picks(3, walk));
+    EXPECT_NE(picks(3, walk), picks(4, walk));
+  }
+}
+
+TEST(LearnedStrategy, JumpFollowsTheScores) {
+  // A pair's score grows with the untried pairs of its state (feature 6, times 40, a softmax all
+  // but certain): every pick comes from a state with the most untried pairs. On one counter in
+  // 0..5, state s has inc (s < 5) and reset (s > 0); states are numbered as inc reaches them.
+  const auto model = examples::make_counters_model(1, 6);
+  LearnedStrategy strategy(linear_policy({0, 0, 0, 0, 0, 0, 40, 0}), LearnedOptions{.seed = 1});
+  testkit::Recording recorder(strategy);
+  const RunReport report = run(model, recorder);
+  EXPECT_EQ(report.stats.states, 6u);
+  ASSERT_EQ(recorder.picks.size(), 10u);
+  std::vector<int> untried{1};  // by state reached so far
+  for (const Pair& p : recorder.picks) {
+    ASSERT_LT(p.state, untried.size());
+    EXPECT_EQ(untried[p.state], *std::max_element(untried.begin(), untried.end()));
+    --untried[p.state];
+    if (p.action == 0 && p.state + 1 == untried.size()) untried.push_back(p.state + 1 < 5 ? 2 : 1);
+  }
+}
+
+std::string write_policy_for(const std::string& env) {
+  const std::string path = ::testing::TempDir() + "learned_" + env + std::to_string(::getpid());
+  PolicyFile file{{{"kind", "move-policy"},
+                   {"features", std::string(kMoveFeatureSet)},
+                   {"env", env},
+                   {"mode", "vision"}},
+                  Mlp(std::vector<int>{kMoveFeatures, 1}, Activation::kTanh, 1)};
+  EXPECT_TRUE(write_policy_file(path, file));
+  return path;
+}
+
+std::string error_of(const std::string& spec) {
+  register_learned_strategy();
+  const auto model = examples::make_counters_model(2, 2);
+  auto made = make_strategy(spec, model, 1);
+  return made ? "" : made.status().message();
+}
+
+TEST(LearnedStrategy, RegistersOnceAfterTheBuiltInStrategies) {
+  register_learned_strategy();
+  register_learned_strategy();
+  EXPECT_EQ(std::count(strategy_names().begin(), strategy_names().end(), "learned"), 1);
+  EXPECT_EQ(strategy_names().back(), "learned");
+  ASSERT_NE(find_strategy("learned"), nullptr);
+  EXPECT_EQ(find_strategy("learned")->options.size(), 4u);
+}
+
+TEST(LearnedStrategy, TheFactoryMakesItFromAPolicyFileAndNamesWhatIsWrong) {
+  const std::string er = write_policy_for("er-app");
+  const std::string maze = write_policy_for("maze6");
+  EXPECT_EQ(error_of("learned:policy=" + er + ",walk=true,budget=50,window=16"), "");
+  EXPECT_EQ(error_of("learned"),
+            "strategy 'learned' needs a policy file: --strategy learned --policy FILE (prowl "
+            "train writes one; docs/learned.md)");
+  EXPECT_EQ(error_of("learned:policy=" + maze),
+            maze +
+                ": the policy was trained for maze6 features (moves by direction, no back); a "
+                "model's moves are its actions and back: train one with prowl train --env er-app");
+  EXPECT_EQ(error_of("learned:policy=" + er + ",walk=maybe"),
+            "strategy 'learned': option walk must be true or false, not 'maybe'");
+  EXPECT_EQ(error_of("learned:policy=" + er + ",window=1"),
+            "strategy 'learned': option window must be a whole number >= 2, not '1'");
+  EXPECT_EQ(error_of("learned:policy=" + er + ",depth=3"),
+            "strategy 'learned' has no option 'depth'; its options are: policy, walk, budget, "
+            "window");
+  std::remove(er.c_str());
+  std::remove(maze.c_str());
+}
+
+}  // namespace
+}  // namespace prowl::learn
