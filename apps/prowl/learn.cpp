@@ -18,6 +18,7 @@
 #include "prowl/learn/baselines.hpp"
 #include "prowl/learn/evaluate.hpp"
 #include "prowl/learn/policy_file.hpp"
+#include "prowl/learn/train_run.hpp"
 
 namespace prowl::app {
 
@@ -77,6 +78,11 @@ int train_command(int argc, char** argv) {
       ->type_name("N")
       ->check(CLI::Range(1, 64));
   app.add_option("-o,--output", out, "the policy file to write")->required();
+  std::string from;
+  app.add_option("--from", from,
+                 "go on training this policy file (fine-tuning; its network's sizes are kept, "
+                 "--hidden is ignored)")
+      ->type_name("FILE");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -89,46 +95,27 @@ int train_command(int argc, char** argv) {
   }
   std::unique_ptr<learn::Env> env = env_of(env_flags, "prowl train");
   if (!env) return kExitUsage;
-  install_interrupt_handlers();
-  learn::MovePolicy policy(hidden, seed, 0.05);
-  learn::A2cOptions options;
-  options.seed = seed;
-  options.threads = threads;
-  options.updates = static_cast<int>((episodes + options.envs - 1) / options.envs);
-  const int every = std::max(1, options.updates / 20);
-  double recent = 0;
-  int in_recent = 0;
-  std::cout << fmt::format("prowl train: {} ({}), {} updates of {} episodes, seed {}\n",
-                           env->name(), env_flags.mode, options.updates, options.envs, seed);
-  const auto curve = learn::train_a2c(*env, policy, options, [&](const learn::CurvePoint& p) {
-    recent += p.coverage;
-    ++in_recent;
-    if (p.update % every == 0 || p.update == options.updates) {
-      std::cout << fmt::format("  update {:>5}  episodes {:>7}  coverage {:.4f}\n", p.update,
-                               p.update * options.envs, recent / in_recent);
-      std::cout.flush();
-      recent = 0;
-      in_recent = 0;
+  learn::TrainRun run;
+  run.program = "prowl train";
+  run.title = fmt::format("{} ({})", env->name(), env_flags.mode);
+  run.episodes = episodes;
+  run.seed = seed;
+  run.hidden = hidden;
+  run.threads = threads;
+  run.output = out;
+  if (!from.empty()) {
+    Result<learn::PolicyFile> file = learn::read_policy_file(from);
+    Result<learn::MovePolicy> policy = file ? learn::move_policy_from_file(*file, *env, from)
+                                            : Result<learn::MovePolicy>(file.status());
+    if (!policy) {
+      std::cerr << "prowl train: " << policy.status().message() << '\n';
+      return kExitUsage;
     }
-    return interrupts() == 0;
-  });
-  if (interrupts() > 0) {
-    std::cout << fmt::format("interrupted after {} updates: {} not written\n", curve.size(), out);
-    return interrupt_exit_code();
+    run.start = std::move(*policy);
+    run.start_file = from;
   }
-  const learn::PolicyFile file = learn::to_policy_file(
-      policy, *env,
-      {{"seed", std::to_string(seed)},
-       {"episodes", std::to_string(static_cast<long>(curve.size()) * options.envs)},
-       {"algorithm", "a2c"},
-       {"entropy", fmt::format("{}", options.entropy)},
-       {"learning_rate", "0.05"}});
-  if (Status st = learn::write_policy_file(out, file); !st) {
-    std::cerr << "prowl train: " << st.message() << '\n';
-    return st.exit_code();
-  }
-  std::cout << "policy written to " << out << '\n';
-  return kExitOk;
+  install_interrupt_handlers();
+  return learn::run_training(*env, std::move(run), std::cout, std::cerr);
 }
 
 int eval_command(int argc, char** argv) {

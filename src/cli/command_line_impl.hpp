@@ -84,6 +84,13 @@ struct CommandLine::Impl {
   // replay and shrink.
   std::string trace_path;
   std::string output_path;
+  // train.
+  long episodes = 1600;
+  int budget = 200;
+  std::uint64_t graph_steps = 20000;
+  std::vector<int> hidden;
+  int threads = 2;
+  std::string from_path;
 
   // Derived in parse().
   std::vector<ReportSpec> reports;
@@ -95,6 +102,10 @@ struct CommandLine::Impl {
   // run_flags.cpp
   void build_app();
   void build_trace_app();
+  void build_train_app();
+  void add_learned_flags();
+  // train_command.cpp
+  int train(const Model& model);
   void add_own_flags(bool from_trace);
 
   // run_main.cpp

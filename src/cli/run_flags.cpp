@@ -128,12 +128,7 @@ void CommandLine::Impl::build_app() {
                   "(repeatable)")
       ->type_name("ACTION=W")
       ->allow_extra_args(false);
-  app->add_option("--policy", policy_path,
-                  "the policy file for --strategy learned (prowl train writes one)")
-      ->type_name("FILE");
-  app->add_flag("--walk", walk,
-                "--strategy learned walks along known transitions and back, as in training, "
-                "instead of jumping to the best-scored open state");
+  add_learned_flags();
   add_own_flags(/*from_trace=*/false);
   for (const Positional& p : positionals) {
     app->add_option(p.name, *p.value, p.help)->required()->type_name("");
@@ -147,6 +142,8 @@ void CommandLine::Impl::build_app() {
         fmt::format("Commands on a trace file (written by --trace-dir), instead of exploring:\n"
                     "  {0} replay TRACE            replay it; say whether its failure happens\n"
                     "  {0} shrink TRACE [-o OUT]   shorten it while the same failure happens\n"
+                    "And one that trains --strategy learned's policy on the model:\n"
+                    "  {0} train -o FILE           (run '{0} train --help')\n"
                     "Run '{0} replay --help' for the details.\n{1}",
                     program, kFooter));
   }
@@ -166,6 +163,54 @@ void CommandLine::Impl::add_own_flags(bool from_trace) {
   for (const StringFlag& f : string_flags) {
     app->add_option(f.name, *f.value, f.help)->type_name(f.type_name);
   }
+}
+
+void CommandLine::Impl::add_learned_flags() {
+  app->add_option("--policy", policy_path,
+                  "the policy file for --strategy learned (PROGRAM train or prowl train writes "
+                  "one)")
+      ->type_name("FILE");
+  app->add_flag("--walk", walk,
+                "--strategy learned walks along known transitions and back, as in training, "
+                "instead of drawing among the pairs of sampled open states");
+}
+
+void CommandLine::Impl::build_train_app() {
+  app = std::make_unique<CLI::App>(
+      "Trains a policy for --strategy learned on this program's model: explores its state graph\n"
+      "breadth first, then trains a move policy by A2C on episodes of --budget steps from the\n"
+      "initial state (each pair or back a step; the reward, the share of new states), and writes\n"
+      "it as a policy file. See docs/learned.md.\n",
+      program);
+  app->footer(
+      "Exit codes: 0 written, 2 bad usage or a bad --from policy, 3 the file cannot be written,\n"
+      "70 internal error, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (FILE left as it was).\n");
+  app->add_option("-o,--output", output_path, "the policy file to write")->required();
+  app->add_option("--episodes", episodes, "training episodes, 16 an update (default 1600)")
+      ->type_name("N")
+      ->check(CLI::Range(1L, 1'000'000'000L));
+  app->add_option("--budget", budget, "steps of an episode (default 200)")
+      ->type_name("T")
+      ->check(CLI::Range(1, 1'000'000));
+  app->add_option("--states", graph_steps,
+                  "explore the model's graph for at most N steps first (default 20000)")
+      ->type_name("N")
+      ->transform(decimal_integer(false));
+  app->add_option("--seed", seed, "seed of the training's choices and weights (default 1)")
+      ->type_name("S")
+      ->transform(decimal_integer(false));
+  seed = 1;
+  app->add_option("--hidden", hidden, "hidden layer widths of the move scorer (none: linear)")
+      ->type_name("W ...")
+      ->check(CLI::Range(1, 4096));
+  app->add_option("--threads", threads, "play each update's episodes over N threads (default 2)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 64));
+  app->add_option("--from", from_path,
+                  "fine-tune this policy file (er-app's, or one trained on a model) instead of "
+                  "training a new one")
+      ->type_name("FILE");
+  add_own_flags(/*from_trace=*/false);
 }
 
 void CommandLine::Impl::build_trace_app() {

@@ -66,6 +66,8 @@ std::string_view command_name(MainCommand command) {
       return "replay";
     case MainCommand::kShrink:
       return "shrink";
+    case MainCommand::kTrain:
+      return "train";
   }
   return "explore";
 }
@@ -91,7 +93,7 @@ std::optional<int> CommandLine::Impl::parse(int argc, char** argv) {
   if (settings.command) {
     command = *settings.command;
   } else if (positionals.empty() && argc >= 2) {
-    for (MainCommand c : {MainCommand::kReplay, MainCommand::kShrink}) {
+    for (MainCommand c : {MainCommand::kReplay, MainCommand::kShrink, MainCommand::kTrain}) {
       if (command_name(c) == argv[1]) command = c;
     }
     if (command != MainCommand::kExplore) {
@@ -103,6 +105,8 @@ std::optional<int> CommandLine::Impl::parse(int argc, char** argv) {
   }
   if (command == MainCommand::kExplore) {
     build_app();
+  } else if (command == MainCommand::kTrain) {
+    build_train_app();
   } else {
     build_trace_app();
   }
@@ -120,6 +124,7 @@ std::optional<int> CommandLine::Impl::parse(int argc, char** argv) {
     std::cerr << fmt::format("{}: {}\n\n", program, e.what()) << app->help();
     return kExitUsage;
   }
+  if (command == MainCommand::kTrain) return std::nullopt;
   if (command != MainCommand::kExplore) return read_trace();
   return check_explore_flags();
 }
@@ -194,6 +199,7 @@ std::optional<int> CommandLine::Impl::check_explore_flags() {
 
 int CommandLine::Impl::run(const Model& model) {
   PROWL_CHECK(parsed, "CommandLine::run() before parse()");
+  if (command == MainCommand::kTrain) return train(model);
   if (command != MainCommand::kExplore) {
     PROWL_CHECK(loaded_trace.has_value(), "CommandLine::run() after a parse() that failed");
     if (Status valid = model.validate(); !valid) {

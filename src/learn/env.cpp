@@ -1,6 +1,7 @@
 #include "prowl/learn/env.hpp"
 
 #include <cstddef>
+#include <tuple>
 
 #include "prowl/core/status.hpp"
 
@@ -35,6 +36,7 @@ double Env::reset(std::uint64_t seed) {
   tried_.assign(n, {});
   for (std::size_t v = 0; v < n; ++v) tried_[v].assign(out_[v].size(), 0);
   memory_ = Memory{};
+  labels_.clear();
   steps_ = 0;
   covered_ = 0;
   memory_.current = remember(at_);
@@ -74,6 +76,9 @@ double Env::step(std::size_t index) {
   }
   memory_.current = remember(at_);
   ++memory_.visits[static_cast<std::size_t>(memory_.current)];
+  auto& [tries, fresh] = labels_[moves_[index].label];
+  ++tries;
+  fresh += covered_ > before ? 1 : 0;
   count_untried(from);
   count_untried(at_);
   offer();
@@ -131,6 +136,10 @@ void Env::offer() {
   if (has_back_ && !parent_.empty()) {
     moves_.push_back({"back", memory_of_[static_cast<std::size_t>(parent_.back())], true});
     offered_edge_.push_back(kBackEdge);
+  }
+  for (Move& move : moves_) {
+    const auto it = labels_.find(move.label);
+    if (it != labels_.end()) std::tie(move.label_tries, move.label_new) = it->second;
   }
 }
 

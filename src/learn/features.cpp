@@ -65,6 +65,8 @@ std::vector<Eigen::VectorXd> move_features(const View& view, const std::vector<i
     }
     f[6] = here_untried;
     f[7] = spent(view);
+    f[8] = move.label_tries > 0 ? static_cast<double>(move.label_new) / move.label_tries : 0;
+    f[9] = move.label_tries == 0 ? 1 : 0;
     out.push_back(std::move(f));
   }
   return out;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -33,7 +34,11 @@ void LearnedStrategy::notify(const Graph& /*graph*/, StateId state,
   Node& n = node(state);
   n.known = true;
   n.untried.assign(enabled.begin(), enabled.end());
-  if (!enabled.empty()) open_.push_back(state);
+  if (!enabled.empty()) {
+    open_.push_back(state);
+    n.live = static_cast<int>(live_.size());
+    live_.push_back(state);
+  }
   if (current_ == kNoState) {
     current_ = state;
     n.visits = 1;
@@ -92,6 +97,12 @@ Pair LearnedStrategy::take(StateId s, std::size_t untried_index) {
   Node& n = nodes_[s];
   const ActionId action = n.untried[untried_index];
   n.untried.erase(n.untried.begin() + static_cast<std::ptrdiff_t>(untried_index));
+  if (n.untried.empty()) {
+    nodes_[live_.back()].live = n.live;
+    live_[static_cast<std::size_t>(n.live)] = live_.back();
+    live_.pop_back();
+    n.live = -1;
+  }
   current_ = s;
   pending_ = Pair{s, action};
   ++steps_;
@@ -112,33 +123,47 @@ std::optional<Pair> LearnedStrategy::fallback() {
   return std::nullopt;
 }
 
+Move LearnedStrategy::move_of(ActionId action, int target) {
+  if (action >= actions_.size()) actions_.resize(action + 1);
+  return {std::string(), target, false, actions_[action].first, actions_[action].second};
+}
+
 std::optional<Pair> LearnedStrategy::walk_pick() {
   std::vector<Move> moves;
+  std::vector<ActionId> labels;  // by move: its action (kNoAction: back)
   std::vector<StateId> targets;  // by move past the untried ones: the state it leads to
   for (int k = 0; k <= options_.walk_moves; ++k) {
     build_window();
     const Node& here = nodes_[current_];
-    moves.assign(here.untried.size(), Move{});
+    moves.clear();
+    labels.clear();
     targets.clear();
+    for (ActionId a : here.untried) moves.push_back(move_of(a, -1));
     for (const auto& [action, target] : here.tried) {
       const int to = target == kNoState ? -1 : local_of(target);
       if (to < 0) continue;
-      moves.push_back({std::string(), to, false});
+      moves.push_back(move_of(action, to));
+      labels.push_back(action);
       targets.push_back(target);
     }
     if (!path_.empty() && local_of(path_.back()) >= 0) {
-      moves.push_back({"back", local_of(path_.back()), true});
+      moves.push_back({"back", local_of(path_.back()), true, back_tries_, 0});
+      labels.push_back(kNoAction);
       targets.push_back(path_.back());
     }
     if (moves.empty() || k == options_.walk_moves) break;
     const View view(moves, memory_, steps_, options_.budget, 0);
     const std::size_t pick = draw(policy_.scores(move_features(view)));
     if (pick < here.untried.size()) return take(current_, pick);
+    // A move along a known pair or back: a step of the walk, as in training, and a try of its
+    // label that found nothing new.
     ++steps_;
     const std::size_t t = pick - here.untried.size();
-    if (moves[pick].back) {
+    if (labels[t] == kNoAction) {
+      ++back_tries_;
       path_.pop_back();
     } else {
+      ++actions_[labels[t]].first;
       path_.push_back(current_);
     }
     current_ = targets[t];
@@ -148,29 +173,41 @@ std::optional<Pair> LearnedStrategy::walk_pick() {
 }
 
 std::optional<Pair> LearnedStrategy::jump_pick() {
-  build_window();
-  const std::vector<int> distance = frontier_distance(memory_);
+  if (live_.empty()) return std::nullopt;
+  // An unexplored pair's features need no window: its target is unknown, so they are its state's
+  // untried pairs, the budget spent and its action's record. The candidates are the current
+  // state and states drawn uniformly from all that have unexplored pairs.
+  ++generation_;
+  std::vector<StateId> states;
+  if (current_ != kNoState && !nodes_[current_].untried.empty()) states.push_back(current_);
+  for (int k = 0; k < options_.candidates && std::ssize(states) < options_.candidates; ++k) {
+    states.push_back(live_[rng_.below(live_.size())]);
+  }
   std::vector<Move> moves;
-  std::vector<Pair> pairs;  // by score: the state and its untried index
-  std::vector<double> all;
-  int states = 0;
-  for (std::size_t i = 0; i < window_.size() && states < options_.candidates; ++i) {
-    const Node& n = nodes_[window_[i]];
-    if (n.untried.empty()) continue;
-    ++states;
-    memory_.current = static_cast<int>(i);
-    moves.assign(n.untried.size(), Move{});
-    const View view(moves, memory_, steps_, options_.budget, 0);
-    const Eigen::VectorXd scores = policy_.scores(move_features(view, distance));
-    for (Eigen::Index b = 0; b < scores.size(); ++b) {
-      all.push_back(scores[b]);
-      pairs.push_back({window_[i], static_cast<ActionId>(b)});
+  std::vector<Pair> pairs;  // by score: the state and the index of the pair in its untried ones
+  std::vector<double> scores;
+  Memory one;  // the state alone
+  one.edges.resize(1);
+  one.visits.resize(1);
+  one.untried.resize(1);
+  const std::vector<int> distance{0};
+  for (StateId s : states) {
+    if (stamp_[s] == generation_) continue;  // drawn twice
+    stamp_[s] = generation_;
+    const Node& n = nodes_[s];
+    one.visits[0] = n.visits;
+    one.untried[0] = static_cast<int>(n.untried.size());
+    moves.clear();
+    for (ActionId a : n.untried) moves.push_back(move_of(a, -1));
+    const View view(moves, one, steps_, options_.budget, 0);
+    const Eigen::VectorXd z = policy_.scores(move_features(view, distance));
+    for (Eigen::Index b = 0; b < z.size(); ++b) {
+      scores.push_back(z[b]);
+      pairs.push_back({s, static_cast<ActionId>(b)});
     }
   }
-  memory_.current = 0;
-  if (all.empty()) return fallback();
   const Pair chosen = pairs[draw(
-      Eigen::Map<const Eigen::VectorXd>(all.data(), static_cast<Eigen::Index>(all.size())))];
+      Eigen::Map<const Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())))];
   return take(chosen.state, chosen.action);
 }
 
@@ -184,6 +221,9 @@ void LearnedStrategy::observe(const Graph& /*graph*/, const StepResult& result) 
   const StateId from = pending_->state;
   pending_.reset();
   nodes_[from].tried.push_back({result.pair.action, result.target});
+  move_of(result.pair.action, -1);  // sizes actions_
+  ++actions_[result.pair.action].first;
+  actions_[result.pair.action].second += result.new_state ? 1 : 0;
   if (result.target == kNoState) return;
   if (result.target != from) {
     node(result.target).into.push_back(from);
@@ -217,8 +257,9 @@ Result<int> int_option(const StrategyInput& in, const StrategyOption& option, in
   return value;
 }
 
-// A policy for models: a move policy whose training offered back moves (er-app, or a model).
-Result<MovePolicy> policy_for_models(const std::string& path) {
+}  // namespace
+
+Result<MovePolicy> read_policy_for_models(const std::string& path) {
   Result<PolicyFile> file = read_policy_file(path);
   if (!file) return file.status();
   Result<MovePolicy> policy = move_policy_of(*file, path);
@@ -232,6 +273,8 @@ Result<MovePolicy> policy_for_models(const std::string& path) {
   }
   return policy;
 }
+
+namespace {
 
 Made make_learned(const StrategyInput& in) {
   LearnedOptions options;
@@ -258,7 +301,7 @@ Made make_learned(const StrategyInput& in) {
         "strategy 'learned' needs a policy file: --strategy learned --policy FILE (prowl train "
         "writes one; docs/learned.md)");
   }
-  Result<MovePolicy> policy = policy_for_models(path);
+  Result<MovePolicy> policy = read_policy_for_models(path);
   if (!policy) return policy.status();
   return std::unique_ptr<Strategy>(std::make_unique<LearnedStrategy>(std::move(*policy), options));
 }
@@ -267,7 +310,7 @@ constexpr StrategyOptionDoc kLearnedOptions[] = {
     {"policy", "(required)", "the policy file prowl train wrote (--policy FILE)"},
     {"walk", "false", "true: move along known pairs and back, as in training (--walk)"},
     {"budget", "2000", "the steps the policy's budget-spent feature counts up to"},
-    {"window", "256", "states of the memory the policy reads, at most"}};
+    {"window", "256", "walk: states of the memory the policy reads, at most"}};
 
 }  // namespace
 

@@ -5,7 +5,7 @@ file(MAKE_DIRECTORY ${learned_work})
 prowl_cli_test(train_writes_a_policy_with_a_learning_curve EXIT 0
   STDOUT "prowl train: maze6 \\(vision\\), 10 updates of 16 episodes, seed 3\n  update     1  episodes      16  coverage 0\\.[0-9]+\n.*  update    10  episodes     160  coverage 0\\.[0-9]+\npolicy written to [^\n]*/maze.policy\n"
   FILE ${learned_work}/maze.policy
-  FILE_MATCHES "^prowl-policy 1\nsizes=8,1\nactivation=tanh\nkind=move-policy\nfeatures=moves-v1\nenv=maze6\nmode=vision\nseed=3\nepisodes=160\nalgorithm=a2c\n"
+  FILE_MATCHES "^prowl-policy 1\nsizes=10,1\nactivation=tanh\nkind=move-policy\nfeatures=moves-v2\nenv=maze6\nmode=vision\nseed=3\nepisodes=160\nalgorithm=a2c\n"
   COMMAND ${prowl} train --env maze6 --episodes 160 --seed 3 -o ${learned_work}/maze.policy)
 prowl_cli_test(eval_measures_the_policy_beside_the_baselines EXIT 0
   STDOUT "prowl eval: maze6 \\(vision\\), 10 graphs from seed 1000\n  random   0\\.[0-9]+ ± 0\\.[0-9]+  \\(20 episodes\\)\n  randdfs  0\\.[0-9]+ .*\n  greedy   0\\.[0-9]+ .*\n  qtable   0\\.[0-9]+ ± 0\\.[0-9]+  \\(20 episodes, trained on each graph: 200 episodes\\)\n  policy   0\\.[0-9]+ ± 0\\.[0-9]+  \\(10 episodes, greedy: one per graph\\)\n"
@@ -49,8 +49,10 @@ prowl_cli_test(eval_needs_a_policy EXIT 2
 prowl_cli_test(train_er_app_for_models EXIT 0
   STDOUT "policy written to [^\n]*/er.policy\n"
   COMMAND ${prowl} train --env er-app --episodes 160 --seed 2 -o ${learned_work}/er.policy)
+# Within the demo's depth bound (4) a strategy that is not breadth first may reach a state first
+# by a longer path and not expand it (as dfs does: 3 findings, 11 states).
 prowl_cli_test(demo_explores_with_the_learned_strategy EXIT 1
-  STDOUT "shop: 4 findings; 12 states, 29 transitions, 29 steps in [0-9.]+ s \\(exhausted, seed 3\\)\n$"
+  STDOUT "shop: [34] findings; 1[12] states, [0-9]+ transitions, [0-9]+ steps in [0-9.]+ s \\(exhausted, seed 3\\)\n$"
   COMMAND ${prowl} demo --strategy learned --policy ${learned_work}/er.policy --seed 3 --quiet)
 prowl_cli_test(demo_walks_with_the_learned_strategy EXIT 1
   STDOUT "shop: [34] findings; 1[12] states, [0-9]+ transitions, [0-9]+ steps in [0-9.]+ s \\(exhausted, seed 3\\)\n$"
@@ -71,7 +73,36 @@ prowl_cli_test(policy_flag_is_for_the_learned_strategy EXIT 2
 prowl_cli_test(learned_strategy_names_a_missing_policy_file EXIT 2
   STDERR "[^\n]*/nosuch.policy: cannot read the policy file"
   COMMAND ${prowl} demo --strategy learned --policy ${learned_work}/nosuch.policy)
+prowl_cli_test(train_fine_tunes_a_policy EXIT 0
+  STDOUT "prowl train: er-app \\(vision\\), 2 updates of 16 episodes, seed 4, from [^\n]*/er.policy\n.*policy written to "
+  FILE ${learned_work}/er-tuned.policy
+  FILE_MATCHES "\nfine_tuned_from=[^\n]*/er.policy\n"
+  COMMAND ${prowl} train --env er-app --episodes 32 --seed 4 --from ${learned_work}/er.policy -o ${learned_work}/er-tuned.policy)
+prowl_cli_test(train_refuses_to_fine_tune_another_envs_policy EXIT 2
+  STDERR "prowl train: [^\n]*/er.policy: the policy was trained for er-app \\(vision\\)\\; this is maze6 \\(vision\\)"
+  COMMAND ${prowl} train --env maze6 --episodes 32 --from ${learned_work}/er.policy -o ${learned_work}/none.policy)
+set_tests_properties(cli.train_fine_tunes_a_policy cli.train_refuses_to_fine_tune_another_envs_policy
+  PROPERTIES DEPENDS cli.train_er_app_for_models)
 if(DEFINED counters)
+  # A run_main program trains on its own model.
+  prowl_cli_test(counters_trains_a_policy_on_its_model EXIT 0
+    STDOUT "counters train: model counters \\(9 states, all of them\\), 10 steps an episode, 10 updates of 16 episodes, seed 1\n  update     1 .*policy written to [^\n]*/counters.policy\n"
+    FILE ${learned_work}/counters.policy
+    FILE_MATCHES "\nenv=model\nmode=vision\nmodel=counters\nmodel_states=9\nbudget=10\noption.k=2\noption.n=3\nseed=1\nepisodes=160\n"
+    COMMAND ${counters} train -o ${learned_work}/counters.policy --k 2 --n 3 --episodes 160 --budget 10)
+  prowl_cli_test(counters_explores_with_its_own_policy EXIT 0
+    STDOUT "counters: no findings. 64 states, 288 transitions, 288 steps in [0-9.]+ s \\(exhausted, seed 2\\)\n$"
+    COMMAND ${counters} --k 3 --n 4 --seed 2 --quiet --strategy learned --policy ${learned_work}/counters.policy)
+  set_tests_properties(cli.counters_explores_with_its_own_policy PROPERTIES
+    DEPENDS cli.counters_trains_a_policy_on_its_model)
+  prowl_cli_test(counters_train_refuses_a_maze_policy EXIT 2
+    STDERR "counters train: [^\n]*/maze.policy: the policy was trained for maze6 features"
+    COMMAND ${counters} train -o ${learned_work}/none.policy --from ${learned_work}/maze.policy)
+  set_tests_properties(cli.counters_train_refuses_a_maze_policy PROPERTIES
+    DEPENDS cli.train_writes_a_policy_with_a_learning_curve)
+  prowl_cli_test(counters_train_needs_an_output EXIT 2
+    STDERR "--output is required"
+    COMMAND ${counters} train --episodes 16)
   prowl_cli_test(counters_explores_all_states_with_the_learned_strategy EXIT 0
     STDOUT "counters: no findings. 64 states, 288 transitions, 288 steps in [0-9.]+ s \\(exhausted, seed 5\\)\n$"
     COMMAND ${counters} --k 3 --n 4 --seed 5 --strategy learned:policy=${learned_work}/er.policy,walk=true)

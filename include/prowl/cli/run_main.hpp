@@ -16,6 +16,15 @@
 //                                   writes the result to OUT (default: TRACE with ".shrunk"
 //                                   before its extension)
 //
+// A third trains the learned strategy's policy on the model itself (docs/learned.md, "On your
+// own model"):
+//
+//   PROGRAM train -o FILE [--episodes N] [--budget T] [--states N] [--from FILE]
+//                                   explores the model's graph breadth first (up to --states
+//                                   steps), trains a move policy on it by A2C (episodes of T
+//                                   steps from the initial state), or fine-tunes --from's, and
+//                                   writes it for PROGRAM --strategy learned --policy FILE
+//
 // The program's own flags (add_int_flag) are written into each trace as NAME=VALUE and, unless
 // given on the command line, taken from the trace by replay and shrink, so the model is built as
 // it was; a shrunk trace records the values it was shrunk with. Exit codes are those of
@@ -43,6 +52,7 @@ enum class MainCommand {
   kExplore,  // explore the model (the default)
   kReplay,   // replay a trace: PROGRAM replay TRACE
   kShrink,   // shrink a trace: PROGRAM shrink TRACE [-o OUT]
+  kTrain,    // train a policy for --strategy learned on the model: PROGRAM train -o FILE
 };
 
 // How a program built on run_main presents itself.

@@ -86,7 +86,7 @@ std::vector<CurvePoint> train_a2c(Env& env, MovePolicy& policy, const A2cOptions
 std::vector<CurvePoint> train_a2c(Env& env, GraphPolicy& policy, const A2cOptions& options,
                                   const std::function<bool(const CurvePoint&)>& progress = {});
 
-// The scorer as a policy file: kind=move-policy, features=moves-v1, env= and mode= of `env`, then
+// The scorer as a policy file: kind=move-policy, features=moves-v2, env= and mode= of `env`, then
 // `extra` (the training's seed, updates, ...).
 PolicyFile to_policy_file(const MovePolicy& policy, const Env& env,
                           const std::vector<std::pair<std::string, std::string>>& extra);

@@ -13,6 +13,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "prowl/core/status.hpp"
@@ -33,6 +35,10 @@ struct Move {
   std::string label;  // "north", "action 2", "back"
   int target = -1;    // the memory node it leads to, when the memory knows; else -1
   bool back = false;  // returns to the node the agent came from (its navigation parent)
+  // This episode's moves with the same label so far: how many were taken, and how many of those
+  // reached a node not visited before (the action's record, where labels name actions).
+  int label_tries = 0;
+  int label_new = 0;
 };
 
 // The graph memory: a node per graph node visited (in order of first visit), and each tried move.
@@ -136,6 +142,7 @@ class Env {
   std::vector<std::vector<char>> tried_;   // by graph node, by edge: taken (or bumped) before
   std::vector<std::size_t> offered_edge_;  // moves_[i] -> edge index (SIZE_MAX: back)
   std::vector<Move> moves_;
+  std::unordered_map<std::string, std::pair<int, int>> labels_;  // label -> tries, new
   Memory memory_;
   std::uint64_t seed_ = 0;
   int steps_ = 0;

@@ -17,13 +17,15 @@ namespace prowl::learn {
 std::vector<int> frontier_distance(const Memory& m);
 
 // The name of this feature set, recorded in policy files and checked when they are loaded.
-inline constexpr std::string_view kMoveFeatureSet = "moves-v1";
+inline constexpr std::string_view kMoveFeatureSet = "moves-v2";
 
 // Per move: 1; whether its target is unknown (untried); whether it is back; for a known target,
 // its visits (log(1 + v)), whether it has untried moves, and the known-route distance from it to
 // the nearest node with untried moves (1 / (1 + d); 0 when there is none); the current node's
-// untried moves (/ 4); the share of the budget spent.
-inline constexpr int kMoveFeatures = 8;
+// untried moves (/ 4); the share of the budget spent; the share of this episode's moves with its
+// label that reached a new node (0 when there were none); whether there were none. (moves-v1 had
+// the first 8: labels that name actions, as a model's do, tell which actions keep finding states.)
+inline constexpr int kMoveFeatures = 10;
 std::vector<Eigen::VectorXd> move_features(const View& view);
 // The same with frontier_distance(*view.memory) computed already (for several views of one memory).
 std::vector<Eigen::VectorXd> move_features(const View& view, const std::vector<int>& distance);

@@ -1,27 +1,29 @@
 // The learned strategy (docs/learned.md, "On your own model"): a move policy trained by
-// `prowl train` (on er-app, or on a model) picks the explorer's next pair, as it picked moves in
-// the environment it was trained in. It keeps a graph memory of what the explorer reported: a
-// node per state, the pairs run from it and where they led, and its unexplored pairs.
+// `prowl train` (on er-app) or `PROGRAM train` (on a model) picks the explorer's next pair, as it
+// picked moves in the environment it was trained in. It keeps a graph memory of what the explorer
+// reported: a node per state, the pairs run from it and where they led, its unexplored pairs, and
+// per action how many of its pairs ran and how many reached a new state (the label record of the
+// move features: a model's labels are its actions).
 //
-// The policy reads a window of that memory: the states within reach of the current state over
-// the known transitions, either way, breadth first, at most `window` of them (256 by default), so
-// that a pick costs O(window · A) for A actions whatever the size of the graph, as MCTS's pick is
-// bounded by its depth (prowl/strategy/mcts.hpp). Frontier distances are measured inside it.
+// jump (the default): an unexplored pair's features need nothing beyond its state (its target is
+// unknown): the state's unexplored pairs, the budget spent, its action's record. The candidates
+// are the unexplored pairs of the current state and of up to 32 states drawn uniformly from all
+// that have any; one is drawn from the policy's softmax over their scores. A pick costs
+// O(32 · A) for A actions, whatever the size of the graph.
+// walk (the paper's setting, --walk): the moves are the current state's unexplored pairs, the
+// pairs of it already run whose target is in the window, and back (to the state it came from).
+// The policy reads a window of the memory: the states within reach of the current state over the
+// known transitions, either way, breadth first, at most `window` (256), so a move costs
+// O(window · A), as MCTS's pick is bounded by its depth (prowl/strategy/mcts.hpp); frontier
+// distances are measured inside it. A known move or back only moves the memory's current state
+// (the explorer restores to a state when it runs a pair from it; nothing runs for a move) and
+// counts as a step of the budget and a try of its label; the walk goes on until the policy picks
+// an unexplored pair, at most 64 moves, after which it takes a pair of the newest state with
+// unexplored pairs. The next pair tends to start where the last ended, which suits worlds that
+// restore by replaying a path.
 //
-// walk (the paper's setting): the moves are the current state's unexplored pairs, the pairs of it
-// already run whose target is in the window, and back (to the state it came from). A known move or
-// back only moves the memory's current state (the explorer restores to a state when it runs a
-// pair from it; nothing runs for a move), and counts as a step of the budget; the walk goes on
-// until the policy picks an unexplored pair, at most 64 moves, after which it goes to the nearest
-// state with unexplored pairs. This is the cheaper mode on worlds that restore by replaying a path
-// from the start, since the next pair tends to start where the last one ended.
-// jump (the default): the candidates are the unexplored pairs of the nearest states (breadth first
-// from the current state, up to 32 states) that have any; each is scored by the policy as if the
-// agent stood at its state, and one is drawn from the softmax over all of them.
-//
-// Either way the pick is drawn from the policy's softmax with the run's seed (the same seed gives
-// the same picks); outside the window, the newest state with unexplored pairs is taken, so the
-// search is complete. Driven from one thread.
+// Either way the pick is drawn with the run's seed: the same seed gives the same picks. The
+// search is complete (it ends when no state has unexplored pairs). Driven from one thread.
 #pragma once
 
 #include <cstdint>
@@ -38,9 +40,9 @@ namespace prowl::learn {
 struct LearnedOptions {
   bool walk = false;    // walk instead of jump
   int budget = 2000;    // the steps the "budget spent" feature counts up to
-  int window = 256;     // states the policy reads, at most
-  int candidates = 32;  // jump: states whose pairs are scored, at most
-  int walk_moves = 64;  // walk: moves without a pick before going to the nearest open state
+  int window = 256;     // walk: states of the memory the policy reads, at most
+  int candidates = 32;  // jump: states drawn whose pairs are scored
+  int walk_moves = 64;  // walk: moves without a pick before taking the newest open state
   std::uint64_t seed = 0;
 };
 
@@ -63,7 +65,8 @@ class LearnedStrategy final : public Strategy {
   struct Node {
     bool known = false;
     int visits = 0;
-    std::vector<ActionId> untried;                    // unexplored pairs not yet picked
+    int live = -1;                  // its index in live_, while it has untried pairs
+    std::vector<ActionId> untried;  // unexplored pairs not yet picked
     std::vector<std::pair<ActionId, StateId>> tried;  // kNoState: the pair failed
     std::vector<StateId> into;                        // states with a known pair into this one
   };
@@ -76,6 +79,8 @@ class LearnedStrategy final : public Strategy {
   // A pair of state s drawn by the policy among its untried pairs only.
   Pair take(StateId s, std::size_t untried_index);
   std::optional<Pair> fallback();
+  // The move of a pair of `action` to local node `target` (-1: unknown), with the action's record.
+  Move move_of(ActionId action, int target);
   std::size_t draw(const Eigen::VectorXd& scores);
   Node& node(StateId s);
 
@@ -84,9 +89,14 @@ class LearnedStrategy final : public Strategy {
   Rng rng_;
   std::vector<Node> nodes_;
   std::vector<StateId> open_;  // states notified with pairs, newest last (stale ones skipped)
+  std::vector<StateId> live_;  // the states with untried pairs, in no order
   std::vector<StateId> path_;  // walk: the states the agent came from (back pops it)
   StateId current_ = kNoState;
   std::optional<Pair> pending_;
+  // By action: the pairs of it run (and walked along), and how many of them reached a new state:
+  // the label record of the move features (the labels of a model's moves are its actions).
+  std::vector<std::pair<int, int>> actions_;
+  int back_tries_ = 0;
   int steps_ = 0;
   std::uint64_t fallback_picks_ = 0;
   // The window: its states, their local index (valid where stamp_ == generation_), its memory.
@@ -96,6 +106,10 @@ class LearnedStrategy final : public Strategy {
   std::uint32_t generation_ = 0;
   Memory memory_;
 };
+
+// The move policy in the file at `path`, for models: one whose training offered back moves
+// (er-app, or a model). An invalid Status naming the file otherwise.
+Result<MovePolicy> read_policy_for_models(const std::string& path);
 
 // Registers "learned" with the strategy factory (prowl/strategy/factory.hpp): options policy=FILE
 // (required), walk=true|false, budget=N, window=N. Idempotent.

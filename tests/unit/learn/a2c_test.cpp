@@ -86,6 +86,8 @@ TEST(Features, DescribeEachMoveFromTheMemoryOnly) {
     EXPECT_EQ(m[5], 0);    // no known target
     EXPECT_EQ(m[6], 0.5);  // two untried moves here, / 4
     EXPECT_EQ(m[7], 0);    // no step spent
+    EXPECT_EQ(m[8], 0);    // no move with its label taken yet
+    EXPECT_EQ(m[9], 1);
   }
   tree.step(0);  // to 1, a leaf: its only move leads back to 0, which still has one untried
   f = move_features(tree);
@@ -100,6 +102,18 @@ TEST(Features, DescribeEachMoveFromTheMemoryOnly) {
   ASSERT_EQ(s.size(), kStateFeatures);
   EXPECT_DOUBLE_EQ(s[2], 0.5);  // 2 of 4 nodes covered
   EXPECT_DOUBLE_EQ(s[3], 0.5);  // 1 of the 2 memory nodes has untried moves
+  // Labels keep the episode's record: "to 1" was taken once and reached a new node; after the
+  // move back ("to 0", nothing new), 0 offers "to 1" at 1 of 1 and "to 2" never taken.
+  EXPECT_EQ(f[0][8], 0);
+  EXPECT_EQ(f[0][9], 1);
+  tree.step(0);
+  f = move_features(tree);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(tree.moves()[0].label, "to 1");
+  EXPECT_EQ(f[0][8], 1);
+  EXPECT_EQ(f[0][9], 0);
+  EXPECT_EQ(f[1][8], 0);
+  EXPECT_EQ(f[1][9], 1);
 }
 
 }  // namespace

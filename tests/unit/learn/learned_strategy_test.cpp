@@ -38,7 +38,7 @@ RunReport run(const Model& model, Strategy& strategy, std::uint64_t max_steps = 
 TEST(LearnedStrategy, ExploresEveryStateAndTransitionInBothModes) {
   const auto model = examples::make_counters_model(3, 4);
   for (bool walk : {false, true}) {
-    LearnedStrategy strategy(linear_policy({0, 1, 0, -0.5, 0.5, 0.5, 0.2, 0}),
+    LearnedStrategy strategy(linear_policy({0, 1, 0, -0.5, 0.5, 0.5, 0.2, 0, 0, 0}),
                              LearnedOptions{.walk = walk, .seed = 7});
     const RunReport report = run(model, strategy);
     EXPECT_EQ(report.termination, Termination::kExhausted) << "walk " << walk;
@@ -51,7 +51,7 @@ TEST(LearnedStrategy, AWalkThatNeverPicksAnUnexploredPairIsCutAndStillFinishes) 
   // Unknown targets score -20: the walk keeps moving along known pairs and back until
   // walk_moves runs out, then takes the newest open state's pair.
   const auto model = examples::make_counters_model(2, 3);
-  LearnedStrategy strategy(linear_policy({0, -20, 0, 0, 0, 0, 0, 0}),
+  LearnedStrategy strategy(linear_policy({0, -20, 0, 0, 0, 0, 0, 0, 0, 0}),
                            LearnedOptions{.walk = true, .walk_moves = 5, .seed = 1});
   const RunReport report = run(model, strategy);
   EXPECT_EQ(report.termination, Termination::kExhausted);
@@ -62,7 +62,7 @@ TEST(LearnedStrategy, AWalkThatNeverPicksAnUnexploredPairIsCutAndStillFinishes) 
 TEST(LearnedStrategy, TheSameSeedGivesTheSamePicks) {
   const auto model = examples::make_counters_model(3, 4);
   const auto picks = [&](std::uint64_t seed, bool walk) {
-    LearnedStrategy strategy(linear_policy({0, 1, 0, -0.5, 0.5, 0.5, 0.2, 0}),
+    LearnedStrategy strategy(linear_policy({0, 1, 0, -0.5, 0.5, 0.5, 0.2, 0, 0, 0}),
                              LearnedOptions{.walk = walk, .seed = seed});
     testkit::Recording recorder(strategy);
     run(model, recorder, 100);
@@ -80,7 +80,8 @@ TEST(LearnedStrategy, JumpFollowsTheScores) {
   // but certain): every pick comes from a state with the most untried pairs. On one counter in
   // 0..5, state s has inc (s < 5) and reset (s > 0); states are numbered as inc reaches them.
   const auto model = examples::make_counters_model(1, 6);
-  LearnedStrategy strategy(linear_policy({0, 0, 0, 0, 0, 0, 40, 0}), LearnedOptions{.seed = 1});
+  LearnedStrategy strategy(linear_policy({0, 0, 0, 0, 0, 0, 40, 0, 0, 0}),
+                           LearnedOptions{.seed = 1});
   testkit::Recording recorder(strategy);
   const RunReport report = run(model, recorder);
   EXPECT_EQ(report.stats.states, 6u);

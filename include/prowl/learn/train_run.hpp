@@ -1,0 +1,39 @@
+// A training run as the command lines do it (`prowl train`, and `PROGRAM train` of run_main
+// programs; docs/learned.md): trains a move policy on an Env by A2C, prints the learning curve,
+// and writes the policy file, atomically, unless a signal stopped it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "prowl/learn/a2c.hpp"
+#include "prowl/learn/env.hpp"
+
+namespace prowl::learn {
+
+struct TrainRun {
+  std::string program;  // "prowl train": the prefix of messages
+  std::string title;    // what is trained on, for the first line: "maze6 (vision)"
+  long episodes = 0;    // >= 1; 16 make an update
+  std::uint64_t seed = 1;
+  std::vector<int> hidden;  // hidden layer widths of a new scorer
+  int threads = 1;
+  std::string output;
+  // A policy to go on training (fine-tuning) instead of a new one, and the file it came from.
+  std::optional<MovePolicy> start;
+  std::string start_file;
+  // More header lines for the file, after kind, features, env and mode.
+  std::vector<std::pair<std::string, std::string>> header;
+};
+
+// Trains, prints "PROGRAM: TITLE, U updates of 16 episodes, seed S", twenty curve lines and
+// "policy written to FILE" on `out`, errors on `err`. Returns the exit code: 0; 130/143/129 when
+// a signal stopped it between updates (the file is left as it was); 2 or 3 when the file cannot
+// be written. Interrupt handlers must be installed (prowl/core/interrupt.hpp).
+int run_training(Env& env, TrainRun run, std::ostream& out, std::ostream& err);
+
+}  // namespace prowl::learn
