@@ -3,6 +3,8 @@
 //
 //   RESULT env=E mode=M policy=P coverage=MEAN ci=HALF_WIDTH graphs=G seeds=S
 //   PAPER env=E policy=P coverage=C (what the paper or the calibration reports)
+//   DIFF env=E mode=M a=P b=Q difference=D ci=HALF_WIDTH above_zero=yes|no (P − Q, paired by
+//        graph: the interval is over the graphs' differences)
 //
 // usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] [--seeds S]
 //                      [--seed FIRST] [--updates U] [--rounds R]
@@ -11,13 +13,17 @@
 // `qtable` is tabular Q-learning trained on each held-out graph itself (200 episodes), the paper's
 // fine-tuning baseline. `linear` is the linear softmax over move features trained by A2C (U updates
 // of 16 episodes, on training graphs disjoint from the held-out ones), then run greedily once per
-// held-out graph. Graph g (g = 0 .. G-1) is reset(FIRST + g); policy seed s of it is FIRST·1000 +
-// g·S + s. The 95% interval is 1.96 standard errors over the G·S episodes.
+// held-out graph. `linear_finetuned` and `learned_finetuned` go on training a copy on each
+// held-out graph alone (13 updates of 16 episodes, about qtable's 200), then run greedily. Graph g
+// (g = 0 .. G-1) is reset(FIRST + g); policy seed s of it is FIRST·1000 + g·S + s. The 95% interval
+// is 1.96 standard errors over the G·S episodes.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -31,6 +37,9 @@ namespace {
 
 using prowl::learn::Env;
 using prowl::learn::Mode;
+
+// The episodes qtable trains on each held-out graph, and the fine-tuned policies too.
+constexpr int kQtableEpisodes = 200;
 
 struct Paper {
   const char* env;
@@ -46,7 +55,8 @@ const Paper kPaper[] = {
     {"maze6", "learned", "0.7160 (GMetaExp, 1-layer features), 0.7340 (2-layer)"},
     {"er-app", "randdfs", "0.52 (paper, real apps)"},
     {"er-app", "qtable", "0.60 (paper: tabular Q fine-tuned on each app)"},
-    {"er-app", "learned", "0.65 zero-shot, 0.68 fine-tuned (paper, real apps)"},
+    {"er-app", "learned", "0.65 zero-shot (paper, real apps)"},
+    {"er-app", "learned_finetuned", "0.68 fine-tuned (paper, real apps)"},
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -98,7 +108,10 @@ int main(int argc, char** argv) {
       {"random", prowl::learn::run_random},
       {"randdfs", prowl::learn::run_randdfs},
       {"greedy", prowl::learn::run_greedy},
-      {"qtable", [](Env& env, std::uint64_t seed) { return prowl::learn::run_qtable(env, seed); }},
+      {"qtable",
+       [](Env& env, std::uint64_t seed) {
+         return prowl::learn::run_qtable(env, seed, kQtableEpisodes);
+       }},
   };
   for (const std::string& name : split(envs)) {
     for (const std::string& mode_text : split(modes)) {
@@ -110,8 +123,11 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "learned_bench: %s\n", env.status().message().c_str());
         return 2;
       }
-      const auto print = [&](const std::string& policy, const prowl::learn::Score& score,
+      std::map<std::string, std::vector<double>> means;  // by policy: each graph's mean
+      const auto print = [&](const std::string& policy, const std::vector<double>& by_graph,
                              int policy_seeds, const std::string& extra) {
+        means[policy] = by_graph;
+        const prowl::learn::Score score = prowl::learn::score_of(by_graph, policy_seeds);
         fmt::print(
             "RESULT env={} mode={} policy={} coverage={:.4f} ci={:.4f} graphs={} seeds={}{}\n",
             name, mode_text, policy, score.mean, score.half_width, graphs, policy_seeds, extra);
@@ -124,8 +140,8 @@ int main(int argc, char** argv) {
       };
       for (const auto& [policy, run] : policies) {
         print(policy,
-              prowl::learn::evaluate(**env, run, static_cast<int>(graphs), static_cast<int>(seeds),
-                                     static_cast<std::uint64_t>(first)),
+              prowl::learn::graph_means(**env, run, static_cast<int>(graphs),
+                                        static_cast<int>(seeds), static_cast<std::uint64_t>(first)),
               static_cast<int>(seeds), "");
       }
       if ((*env)->has_back() || name == "er-app") {
@@ -134,8 +150,8 @@ int main(int argc, char** argv) {
           return prowl::learn::optimal_coverage(e);
         };
         print("optimum",
-              prowl::learn::evaluate(**env, optimum, static_cast<int>(graphs), 1,
-                                     static_cast<std::uint64_t>(first)),
+              prowl::learn::graph_means(**env, optimum, static_cast<int>(graphs), 1,
+                                        static_cast<std::uint64_t>(first)),
               1, "");
       }
       // The learned policies, trained by A2C on other graphs and run greedily (one run per
@@ -149,17 +165,43 @@ int main(int argc, char** argv) {
           return prowl::learn::run_policy(e, policy);
         };
         print(policy_name,
-              prowl::learn::evaluate(**env, greedy, static_cast<int>(graphs), 1,
-                                     static_cast<std::uint64_t>(first)),
+              prowl::learn::graph_means(**env, greedy, static_cast<int>(graphs), 1,
+                                        static_cast<std::uint64_t>(first)),
               1,
               fmt::format(" trained={}x{} last_train_coverage={:.4f}", options.updates,
                           options.envs, curve.back().coverage));
+        // Fine-tuned: a copy goes on training on each held-out graph alone for as many episodes
+        // as qtable gets there (200: 13 updates of 16), then runs greedily on it.
+        prowl::learn::A2cOptions tune = options;
+        tune.updates = (kQtableEpisodes + tune.envs - 1) / tune.envs;
+        const prowl::learn::Runner tuned = [&](Env& e, std::uint64_t seed) {
+          auto copy = policy;
+          tune.graph = e.graph_seed();
+          tune.seed = seed % prowl::learn::kMaxTrainingSeed;
+          prowl::learn::train_a2c(e, copy, tune);
+          e.reset(*tune.graph);
+          return prowl::learn::run_policy(e, copy);
+        };
+        print(policy_name + "_finetuned",
+              prowl::learn::graph_means(**env, tuned, static_cast<int>(graphs), 1,
+                                        static_cast<std::uint64_t>(first)),
+              1, fmt::format(" tuned={}x{} per graph", tune.updates, tune.envs));
       };
       // The linear softmax over move features, and the graph policy (Ggnn over the memory).
       prowl::learn::MovePolicy linear({}, 1, 0.05);
       learned("linear", linear);
       prowl::learn::GraphPolicy graph({16, static_cast<int>(rounds), 16, 32}, 1, 0.01);
       learned("learned", graph);
+      // The acceptance's comparisons, paired graph by graph.
+      const std::pair<const char*, const char*> pairs[] = {
+          {"learned", "randdfs"},           {"learned", "greedy"}, {"learned", "qtable"},
+          {"learned_finetuned", "learned"}, {"linear", "randdfs"}, {"linear_finetuned", "linear"}};
+      for (const auto& [a, b] : pairs) {
+        const prowl::learn::Score d = prowl::learn::difference(means[a], means[b]);
+        fmt::print("DIFF env={} mode={} a={} b={} difference={:+.4f} ci={:.4f} above_zero={}\n",
+                   name, mode_text, a, b, d.mean, d.half_width,
+                   d.mean - d.half_width > 0 ? "yes" : "no");
+      }
     }
   }
   return 0;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -46,6 +47,13 @@ std::unique_ptr<learn::Env> env_of(const EnvFlags& flags, std::string_view comma
   return std::move(env).value();
 }
 
+// The policy in the file at `path`, for `env`.
+Result<learn::AnyPolicy> load_policy(const std::string& path, const learn::Env& env) {
+  Result<learn::PolicyFile> file = learn::read_policy_file(path);
+  if (!file) return file.status();
+  return learn::policy_from_file(*file, env, path);
+}
+
 int parse_failed(const CLI::App& app, const CLI::ParseError& e) {
   return app.exit(e) == 0 ? kExitOk : kExitUsage;
 }
@@ -78,6 +86,11 @@ int train_command(int argc, char** argv) {
       ->type_name("N")
       ->check(CLI::Range(1, 64));
   app.add_option("-o,--output", out, "the policy file to write")->required();
+  std::string network = "move";
+  app.add_option("--network", network,
+                 "move (default): a scorer over each move's features (--hidden: its layers; none: "
+                 "the linear softmax); graph: the GGNN graph policy over the memory")
+      ->check(CLI::IsMember({"move", "graph"}));
   std::string from;
   app.add_option("--from", from,
                  "go on training this policy file (fine-tuning; its network's sizes are kept, "
@@ -101,12 +114,11 @@ int train_command(int argc, char** argv) {
   run.episodes = episodes;
   run.seed = seed;
   run.hidden = hidden;
+  run.graph = network == "graph";
   run.threads = threads;
   run.output = out;
   if (!from.empty()) {
-    Result<learn::PolicyFile> file = learn::read_policy_file(from);
-    Result<learn::MovePolicy> policy = file ? learn::move_policy_from_file(*file, *env, from)
-                                            : Result<learn::MovePolicy>(file.status());
+    Result<learn::AnyPolicy> policy = load_policy(from, *env);
     if (!policy) {
       std::cerr << "prowl train: " << policy.status().message() << '\n';
       return kExitUsage;
@@ -141,9 +153,7 @@ int eval_command(int argc, char** argv) {
   }
   std::unique_ptr<learn::Env> env = env_of(env_flags, "prowl eval");
   if (!env) return kExitUsage;
-  Result<learn::PolicyFile> file = learn::read_policy_file(policy_path);
-  Result<learn::MovePolicy> policy = file ? learn::move_policy_from_file(*file, *env, policy_path)
-                                          : Result<learn::MovePolicy>(file.status());
+  Result<learn::AnyPolicy> policy = load_policy(policy_path, *env);
   if (!policy) {
     std::cerr << "prowl eval: " << policy.status().message() << '\n';
     return kExitUsage;
@@ -163,7 +173,7 @@ int eval_command(int argc, char** argv) {
   line("qtable", learn::evaluate(*env, qtable, graphs, seeds, first),
        ", trained on each graph: 200 episodes");
   const learn::Runner run = [&](learn::Env& e, std::uint64_t) {
-    return learn::run_policy(e, *policy);
+    return std::visit([&](const auto& p) { return learn::run_policy(e, p); }, *policy);
   };
   line("policy", learn::evaluate(*env, run, graphs, 1, first), ", greedy: one per graph");
   return kExitOk;

@@ -89,6 +89,7 @@ struct CommandLine::Impl {
   int budget = 200;
   std::uint64_t graph_steps = 20000;
   std::vector<int> hidden;
+  std::string network = "move";
   int threads = 2;
   std::string from_path;
 

@@ -203,6 +203,10 @@ void CommandLine::Impl::build_train_app() {
   app->add_option("--hidden", hidden, "hidden layer widths of the move scorer (none: linear)")
       ->type_name("W ...")
       ->check(CLI::Range(1, 4096));
+  app->add_option("--network", network,
+                  "move (default): a scorer over each move's features; graph: the GGNN graph "
+                  "policy over the memory")
+      ->check(CLI::IsMember({"move", "graph"}));
   app->add_option("--threads", threads, "play each update's episodes over N threads (default 2)")
       ->type_name("N")
       ->check(CLI::Range(1, 64));

@@ -21,7 +21,7 @@ int CommandLine::Impl::train(const Model& model) {
   }
   learn::TrainRun run;
   if (!from_path.empty()) {
-    Result<learn::MovePolicy> policy = learn::read_policy_for_models(from_path);
+    Result<learn::AnyPolicy> policy = learn::read_policy_for_models(from_path);
     if (!policy) {
       print_error(policy.status());
       return kExitUsage;
@@ -46,6 +46,7 @@ int CommandLine::Impl::train(const Model& model) {
   run.episodes = episodes;
   run.seed = seed;
   run.hidden = hidden;
+  run.graph = network == "graph";
   run.threads = threads;
   run.output = output_path;
   run.header = {{"model", escape_lines(model.name())},

@@ -128,19 +128,9 @@ std::string policy_header(const PolicyFile& file, std::string_view key) {
   return "";
 }
 
+namespace {
+
 Result<MovePolicy> move_policy_of(const PolicyFile& file, const std::string& source) {
-  const std::string kind = policy_header(file, "kind");
-  if (kind != "move-policy") {
-    return Status::invalid(
-        source + ": not a policy prowl train wrote (kind=" + (kind.empty() ? "<none>" : kind) +
-        ", expected move-policy): train one with prowl train");
-  }
-  const std::string features = policy_header(file, "features");
-  if (features != kMoveFeatureSet) {
-    return Status::invalid(source + ": the policy reads features " + features +
-                           "; this prowl computes " + std::string(kMoveFeatureSet) +
-                           ": train it again with this prowl");
-  }
   const std::vector<int>& s = file.network.sizes();
   if (s.front() != kMoveFeatures || s.back() != 1) {
     return Status::invalid(source + ": the policy's network takes " + std::to_string(s.front()) +
@@ -150,9 +140,34 @@ Result<MovePolicy> move_policy_of(const PolicyFile& file, const std::string& sou
   return MovePolicy(file.network, 1, 0.05);
 }
 
-Result<MovePolicy> move_policy_from_file(const PolicyFile& file, const Env& env,
-                                         const std::string& source) {
-  Result<MovePolicy> policy = move_policy_of(file, source);
+}  // namespace
+
+Result<AnyPolicy> policy_of(const PolicyFile& file, const std::string& source) {
+  const std::string kind = policy_header(file, "kind");
+  if (kind != "move-policy" && kind != "graph-policy") {
+    return Status::invalid(
+        source + ": not a policy prowl train wrote (kind=" + (kind.empty() ? "<none>" : kind) +
+        ", expected move-policy or graph-policy): train one with prowl train");
+  }
+  const std::string features = policy_header(file, "features");
+  if (features != kMoveFeatureSet) {
+    return Status::invalid(source + ": the policy reads features " + features +
+                           "; this prowl computes " + std::string(kMoveFeatureSet) +
+                           ": train it again with this prowl");
+  }
+  if (kind == "move-policy") {
+    Result<MovePolicy> policy = move_policy_of(file, source);
+    if (!policy) return policy.status();
+    return AnyPolicy(std::move(*policy));
+  }
+  Result<GraphPolicy> policy = graph_policy_of(file, source);
+  if (!policy) return policy.status();
+  return AnyPolicy(std::move(*policy));
+}
+
+Result<AnyPolicy> policy_from_file(const PolicyFile& file, const Env& env,
+                                   const std::string& source) {
+  Result<AnyPolicy> policy = policy_of(file, source);
   if (!policy) return policy;
   const std::string trained_env = policy_header(file, "env");
   const std::string trained_mode = policy_header(file, "mode");

@@ -96,7 +96,8 @@ std::vector<CurvePoint> train(Env& env, Policy& policy, const A2cOptions& option
     const auto work = [&](Env& mine, int thread) {
       for (int k = thread; k < options.envs; k += options.threads) {
         const std::uint64_t graph =
-            first_graph + static_cast<std::uint64_t>(update) * options.envs + k;
+            options.graph ? *options.graph
+                          : first_graph + static_cast<std::uint64_t>(update) * options.envs + k;
         episodes[static_cast<std::size_t>(k)] =
             play<Policy, Grad>(mine, policy, graph,
                                Rng::derived(options.seed, static_cast<std::uint64_t>(update),

@@ -1,10 +1,12 @@
 #include "prowl/learn/graph_policy.hpp"
 
+#include <charconv>
 #include <cmath>
 
 #include "prowl/core/status.hpp"
 #include "prowl/learn/a2c.hpp"
 #include "prowl/learn/features.hpp"
+#include "prowl/learn/policy_file.hpp"
 
 namespace prowl::learn {
 
@@ -99,6 +101,79 @@ void GraphPolicy::apply(const Gradient& gradient, double scale) {
   if (gradient.encoder.size() > 0) {
     encoder_adam_.step(encoder_.parameters(), scale * gradient.encoder, 1.0);
   }
+}
+
+void GraphPolicy::load(Mlp head, const Eigen::VectorXd& encoder) {
+  PROWL_CHECK(head.sizes() == head_.sizes() && encoder.size() == encoder_.parameters().size(),
+              "GraphPolicy::load: the sizes of this policy");
+  head.set_options(head_.options());
+  head_ = std::move(head);
+  encoder_.parameters() = encoder;
+}
+
+PolicyFile to_policy_file(const GraphPolicy& policy, const Env& env,
+                          const std::vector<std::pair<std::string, std::string>>& extra) {
+  const GraphPolicy::Shape& shape = policy.shape();
+  PolicyFile file{{{"kind", "graph-policy"},
+                   {"features", std::string(kMoveFeatureSet)},
+                   {"node_features", std::string(kNodeFeatureSet)},
+                   {"env", env.name()},
+                   {"mode", std::string(mode_name(env.mode()))},
+                   {"hidden", std::to_string(shape.hidden)},
+                   {"rounds", std::to_string(shape.rounds)},
+                   {"readout", std::to_string(shape.readout)}},
+                  policy.head(),
+                  {{"encoder", policy.encoder().parameters()}}};
+  file.header.insert(file.header.end(), extra.begin(), extra.end());
+  return file;
+}
+
+namespace {
+
+// A header value as a whole number in [1, 4096], or -1.
+int shape_value(const PolicyFile& file, std::string_view key) {
+  const std::string text = policy_header(file, key);
+  int value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && ptr == text.data() + text.size() && value >= 1 && value <= 4096
+             ? value
+             : -1;
+}
+
+}  // namespace
+
+Result<GraphPolicy> graph_policy_of(const PolicyFile& file, const std::string& source) {
+  if (policy_header(file, "node_features") != kNodeFeatureSet) {
+    return Status::invalid(source + ": the graph policy reads node features " +
+                           policy_header(file, "node_features") + "; this prowl computes " +
+                           std::string(kNodeFeatureSet) + ": train it again with this prowl");
+  }
+  GraphPolicy::Shape shape;
+  shape.hidden = shape_value(file, "hidden");
+  shape.rounds = shape_value(file, "rounds");
+  shape.readout = shape_value(file, "readout");
+  const std::vector<int>& s = file.network.sizes();
+  if (shape.hidden < 0 || shape.rounds < 0 || shape.readout < 0 || s.size() != 3) {
+    return Status::invalid(source +
+                           ": a graph policy needs hidden=, rounds= and readout= (1 to 4096) and "
+                           "a head of one hidden layer: train it again with prowl train");
+  }
+  shape.head = s[1];
+  if (s.front() != kMoveFeatures + 2 * shape.hidden + shape.readout || s.back() != 1) {
+    return Status::invalid(
+        source + ": the graph policy's head takes " + std::to_string(s.front()) + " inputs, not " +
+        std::to_string(kMoveFeatures + 2 * shape.hidden + shape.readout) +
+        " (the move features and hidden=, hidden= and readout= wide embeddings)");
+  }
+  GraphPolicy policy(shape, 1, 0.01);
+  const Eigen::Index expected = policy.encoder().parameters().size();
+  if (file.vectors.size() != 1 || file.vectors[0].first != "encoder" ||
+      file.vectors[0].second.size() != expected) {
+    return Status::invalid(source + ": a graph policy ends with 'vector encoder " +
+                           std::to_string(expected) + "' for its shape, and nothing else");
+  }
+  policy.load(file.network, file.vectors[0].second);
+  return policy;
 }
 
 void add(GraphPolicy::Gradient& into, const GraphPolicy::Gradient& from) {

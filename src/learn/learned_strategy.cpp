@@ -12,7 +12,7 @@
 
 namespace prowl::learn {
 
-LearnedStrategy::LearnedStrategy(MovePolicy policy, LearnedOptions options)
+LearnedStrategy::LearnedStrategy(AnyPolicy policy, LearnedOptions options)
     : policy_(std::move(policy)), options_(options), rng_(options.seed) {
   PROWL_CHECK(options_.budget > 0 && options_.window >= 1 && options_.candidates >= 1 &&
                   options_.walk_moves >= 0,
@@ -81,6 +81,14 @@ void LearnedStrategy::build_window() {
     memory_.visits[i] = n.visits;
     memory_.untried[i] = static_cast<int>(n.untried.size());
   }
+}
+
+Eigen::VectorXd LearnedStrategy::scores(const View& view, const std::vector<int>& distance) const {
+  if (const auto* move = std::get_if<MovePolicy>(&policy_)) {
+    return move->scores(move_features(view, distance));
+  }
+  // The graph policy's probabilities are a softmax too: their logarithms are scores.
+  return std::get<GraphPolicy>(policy_).observe(view).probabilities.array().max(1e-300).log();
 }
 
 std::size_t LearnedStrategy::draw(const Eigen::VectorXd& scores) {
@@ -153,7 +161,7 @@ std::optional<Pair> LearnedStrategy::walk_pick() {
     }
     if (moves.empty() || k == options_.walk_moves) break;
     const View view(moves, memory_, steps_, options_.budget, 0);
-    const std::size_t pick = draw(policy_.scores(move_features(view)));
+    const std::size_t pick = draw(scores(view, frontier_distance(memory_)));
     if (pick < here.untried.size()) return take(current_, pick);
     // A move along a known pair or back: a step of the walk, as in training, and a try of its
     // label that found nothing new.
@@ -185,7 +193,7 @@ std::optional<Pair> LearnedStrategy::jump_pick() {
   }
   std::vector<Move> moves;
   std::vector<Pair> pairs;  // by score: the state and the index of the pair in its untried ones
-  std::vector<double> scores;
+  std::vector<double> all;
   Memory one;  // the state alone
   one.edges.resize(1);
   one.visits.resize(1);
@@ -200,14 +208,14 @@ std::optional<Pair> LearnedStrategy::jump_pick() {
     moves.clear();
     for (ActionId a : n.untried) moves.push_back(move_of(a, -1));
     const View view(moves, one, steps_, options_.budget, 0);
-    const Eigen::VectorXd z = policy_.scores(move_features(view, distance));
+    const Eigen::VectorXd z = scores(view, distance);
     for (Eigen::Index b = 0; b < z.size(); ++b) {
-      scores.push_back(z[b]);
+      all.push_back(z[b]);
       pairs.push_back({s, static_cast<ActionId>(b)});
     }
   }
   const Pair chosen = pairs[draw(
-      Eigen::Map<const Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())))];
+      Eigen::Map<const Eigen::VectorXd>(all.data(), static_cast<Eigen::Index>(all.size())))];
   return take(chosen.state, chosen.action);
 }
 
@@ -259,10 +267,10 @@ Result<int> int_option(const StrategyInput& in, const StrategyOption& option, in
 
 }  // namespace
 
-Result<MovePolicy> read_policy_for_models(const std::string& path) {
+Result<AnyPolicy> read_policy_for_models(const std::string& path) {
   Result<PolicyFile> file = read_policy_file(path);
   if (!file) return file.status();
-  Result<MovePolicy> policy = move_policy_of(*file, path);
+  Result<AnyPolicy> policy = policy_of(*file, path);
   if (!policy) return policy;
   const std::string env = policy_header(*file, "env");
   if (env == "maze6") {
@@ -301,7 +309,7 @@ Made make_learned(const StrategyInput& in) {
         "strategy 'learned' needs a policy file: --strategy learned --policy FILE (prowl train "
         "writes one; docs/learned.md)");
   }
-  Result<MovePolicy> policy = read_policy_for_models(path);
+  Result<AnyPolicy> policy = read_policy_for_models(path);
   if (!policy) return policy.status();
   return std::unique_ptr<Strategy>(std::make_unique<LearnedStrategy>(std::move(*policy), options));
 }

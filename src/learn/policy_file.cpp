@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -82,6 +83,7 @@ class PolicyReader {
   Status read_header_line(std::string_view key, std::string_view value);
   Status read_sizes(std::string_view value);
   Status read_layer(std::size_t index);
+  Status read_vector();
   Status read_weights(std::size_t index, std::vector<double>& weights);
   Status read_numbers(std::size_t expected, const std::string& count_error,
                       std::vector<double>& out);
@@ -97,6 +99,7 @@ class PolicyReader {
   std::vector<int> sizes_;
   std::optional<Activation> activation_;
   std::vector<Layer> layers_;
+  std::vector<std::pair<std::string, Eigen::VectorXd>> vectors_;
 };
 
 bool PolicyReader::next_line() {
@@ -311,11 +314,46 @@ Result<PolicyFile> PolicyReader::read() {
   for (std::size_t index = 0; index + 1 < sizes_.size(); ++index) {
     if (Status s = read_layer(index); !s) return s;
   }
-  if (next_line()) {
-    return fail(fmt::format("unexpected {} after the last layer ({} has {} layers)", quoted(line_),
-                            sizes_text(), sizes_.size() - 1));
+  while (next_line()) {
+    if (!line_.starts_with("vector ")) {
+      return fail(fmt::format(
+          "unexpected {} after the last layer ({} has {} layers); only 'vector NAME COUNT' "
+          "blocks may follow",
+          quoted(line_), sizes_text(), sizes_.size() - 1));
+    }
+    if (Status s = read_vector(); !s) return s;
   }
-  return PolicyFile{std::move(header_), Mlp(std::move(layers_), *activation_)};
+  return PolicyFile{std::move(header_), Mlp(std::move(layers_), *activation_), std::move(vectors_)};
+}
+
+Status PolicyReader::read_vector() {
+  const std::vector<std::string_view> tokens = tokens_of(line_);
+  std::size_t count = 0;
+  const auto parsed =
+      tokens.size() == 3
+          ? std::from_chars(tokens[2].data(), tokens[2].data() + tokens[2].size(), count)
+          : std::from_chars_result{nullptr, std::errc::invalid_argument};
+  if (parsed.ec != std::errc() || parsed.ptr != tokens[2].data() + tokens[2].size() || count == 0 ||
+      !valid_policy_key(tokens[1])) {
+    return fail(
+        fmt::format("expected 'vector NAME COUNT' (a name of letters, digits, '_', '-' "
+                    "and '.', and a count >= 1), found {}",
+                    quoted(line_)));
+  }
+  const std::string name(tokens[1]);
+  for (const auto& [known, values] : vectors_) {
+    if (known == name) return fail(fmt::format("vector '{}' is given twice", name));
+  }
+  if (!next_line()) {
+    return fail(fmt::format("the file ends before vector '{}''s numbers; is it truncated?", name));
+  }
+  std::vector<double> values;
+  const std::string count_error =
+      fmt::format("vector '{}' has {{}} numbers on its line, but its count is {}", name, count);
+  if (Status s = read_numbers(count, count_error, values); !s) return s;
+  vectors_.emplace_back(name, Eigen::Map<const Eigen::VectorXd>(
+                                  values.data(), static_cast<Eigen::Index>(values.size())));
+  return Status::ok();
 }
 
 void check_header(const std::vector<std::pair<std::string, std::string>>& header) {
@@ -374,6 +412,12 @@ std::string write_policy(const PolicyFile& policy) {
     out += fmt::format("bias {}\n", l + 1);
     append_numbers(out, layer.bias.data(), layer.bias.size());
   }
+  for (const auto& [name, values] : policy.vectors) {
+    PROWL_CHECK(valid_policy_key(name) && values.size() > 0 && values.allFinite(),
+                "write_policy: vector '" + name + "' needs a valid name and finite numbers");
+    out += fmt::format("vector {} {}\n", name, values.size());
+    append_numbers(out, values.data(), values.size());
+  }
   return out;
 }
 
@@ -389,7 +433,10 @@ Result<PolicyFile> read_policy_file(const std::string& path) {
 
 Status write_policy_file(const std::string& path, const PolicyFile& policy) {
   check_header(policy.header);
-  if (!policy.network.all_finite()) {
+  const bool vectors_finite =
+      std::all_of(policy.vectors.begin(), policy.vectors.end(),
+                  [](const auto& named) { return named.second.allFinite(); });
+  if (!policy.network.all_finite() || !vectors_finite) {
     return Status::invalid(fmt::format(
         "cannot save the policy to '{}': the network has a weight or bias that is not finite "
         "(training diverged); train it again with a lower learning_rate or a gradient_clip",

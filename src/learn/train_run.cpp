@@ -11,9 +11,11 @@ namespace prowl::learn {
 
 int run_training(Env& env, TrainRun run, std::ostream& out, std::ostream& err) {
   PROWL_CHECK(run.episodes >= 1, "run_training: at least one episode");
-  constexpr double kLearningRate = 0.05;
-  MovePolicy policy =
-      run.start ? std::move(*run.start) : MovePolicy(run.hidden, run.seed, kLearningRate);
+  // The learning rates of the figures: 0.05 for move policies, 0.01 for graph policies.
+  AnyPolicy policy = run.start   ? std::move(*run.start)
+                     : run.graph ? AnyPolicy(GraphPolicy({}, run.seed, 0.01))
+                                 : AnyPolicy(MovePolicy(run.hidden, run.seed, 0.05));
+  const double learning_rate = std::holds_alternative<GraphPolicy>(policy) ? 0.01 : 0.05;
   A2cOptions options;
   options.seed = run.seed;
   options.threads = run.threads;
@@ -24,7 +26,7 @@ int run_training(Env& env, TrainRun run, std::ostream& out, std::ostream& err) {
   out << fmt::format("{}: {}, {} update{} of {} episodes, seed {}{}\n", run.program, run.title,
                      options.updates, options.updates == 1 ? "" : "s", options.envs, run.seed,
                      run.start ? ", from " + run.start_file : std::string());
-  const auto curve = train_a2c(env, policy, options, [&](const CurvePoint& p) {
+  const auto progress = [&](const CurvePoint& p) {
     recent += p.coverage;
     ++in_recent;
     if (p.update % every == 0 || p.update == options.updates) {
@@ -35,7 +37,9 @@ int run_training(Env& env, TrainRun run, std::ostream& out, std::ostream& err) {
       in_recent = 0;
     }
     return interrupts() == 0;
-  });
+  };
+  const auto curve =
+      std::visit([&](auto& p) { return train_a2c(env, p, options, progress); }, policy);
   if (interrupts() > 0) {
     out << fmt::format("interrupted after {} updates: {} not written\n", curve.size(), run.output);
     return interrupt_exit_code();
@@ -46,14 +50,16 @@ int run_training(Env& env, TrainRun run, std::ostream& out, std::ostream& err) {
                  {"episodes", std::to_string(static_cast<long>(curve.size()) * options.envs)},
                  {"algorithm", "a2c"},
                  {"entropy", fmt::format("{}", options.entropy)},
-                 {"learning_rate", fmt::format("{}", kLearningRate)}});
+                 {"learning_rate", fmt::format("{}", learning_rate)}});
   if (run.start) {
     std::string from = run.start_file;  // a header value is one line
     std::replace_if(
         from.begin(), from.end(), [](char c) { return c == '\n' || c == '\r'; }, '?');
     header.emplace_back("fine_tuned_from", from);
   }
-  if (Status st = write_policy_file(run.output, to_policy_file(policy, env, header)); !st) {
+  const PolicyFile file =
+      std::visit([&](const auto& p) { return to_policy_file(p, env, header); }, policy);
+  if (Status st = write_policy_file(run.output, file); !st) {
     err << run.program << ": " << st.message() << '\n';
     return st.exit_code();
   }

@@ -29,7 +29,7 @@ prowl_cli_test(eval_names_the_line_of_a_corrupt_policy EXIT 2
   COMMAND ${prowl} eval --env maze6 --policy ${learned_work}/corrupt.policy)
 file(WRITE ${learned_work}/pyse.policy "prowl-policy 1\nsizes=8,1\nactivation=relu\nprogram=boyer_moore3\nsearch=pyse\nweights 1\n1 2 3 4 5 6 7 8\nbias 1\n0\n")
 prowl_cli_test(eval_refuses_a_policy_prowl_train_did_not_write EXIT 2
-  STDERR "pyse.policy: not a policy prowl train wrote \\(kind=<none>, expected move-policy\\): train one with prowl train"
+  STDERR "pyse.policy: not a policy prowl train wrote \\(kind=<none>, expected move-policy or graph-policy\\): train one with prowl train"
   COMMAND ${prowl} eval --env maze6 --policy ${learned_work}/pyse.policy)
 prowl_cli_test(train_needs_an_episode EXIT 2
   STDERR "prowl train: --episodes 0: train for at least one episode"
@@ -73,6 +73,19 @@ prowl_cli_test(policy_flag_is_for_the_learned_strategy EXIT 2
 prowl_cli_test(learned_strategy_names_a_missing_policy_file EXIT 2
   STDERR "[^\n]*/nosuch.policy: cannot read the policy file"
   COMMAND ${prowl} demo --strategy learned --policy ${learned_work}/nosuch.policy)
+prowl_cli_test(train_writes_a_graph_policy EXIT 0
+  STDOUT "prowl train: er-app \\(vision\\), 2 updates of 16 episodes, seed 5\n.*policy written to "
+  FILE ${learned_work}/graph.policy
+  FILE_MATCHES "^prowl-policy 1\nsizes=58,32,1\nactivation=tanh\nkind=graph-policy\nfeatures=moves-v2\nnode_features=nodes-v1\nenv=er-app\nmode=vision\nhidden=16\nrounds=3\nreadout=16\nseed=5\n.*\nvector encoder [0-9]+\n"
+  COMMAND ${prowl} train --env er-app --network graph --episodes 32 --seed 5 -o ${learned_work}/graph.policy)
+prowl_cli_test(eval_measures_a_graph_policy EXIT 0
+  STDOUT "  policy   0\\.[0-9]+ ± 0\\.[0-9]+  \\(5 episodes, greedy: one per graph\\)\n"
+  COMMAND ${prowl} eval --env er-app --policy ${learned_work}/graph.policy --graphs 5 --seeds 1)
+prowl_cli_test(demo_walks_with_a_graph_policy EXIT 1
+  STDOUT "shop: [34] findings; 1[12] states, [0-9]+ transitions, [0-9]+ steps in [0-9.]+ s \\(exhausted, seed 3\\)\n$"
+  COMMAND ${prowl} demo --strategy learned --policy ${learned_work}/graph.policy --walk --seed 3 --quiet)
+set_tests_properties(cli.eval_measures_a_graph_policy cli.demo_walks_with_a_graph_policy
+  PROPERTIES DEPENDS cli.train_writes_a_graph_policy)
 prowl_cli_test(train_fine_tunes_a_policy EXIT 0
   STDOUT "prowl train: er-app \\(vision\\), 2 updates of 16 episodes, seed 4, from [^\n]*/er.policy\n.*policy written to "
   FILE ${learned_work}/er-tuned.policy

@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "prowl/core/rng.hpp"
@@ -64,6 +66,9 @@ struct A2cOptions {
   double gamma = 1.0;      // discount of the coverage to come (the paper's objective: none)
   std::uint64_t seed = 1;  // graphs and choices (at most kMaxTrainingSeed)
   int threads = 1;         // the episodes of an update over this many threads (same weights)
+  // Every episode on this one graph (reset(*graph)) instead of training graphs: fine-tuning on a
+  // graph, as the paper's fine-tuned rows do on each test graph. Choices still follow the seed.
+  std::optional<std::uint64_t> graph;
 };
 
 // Training graph k of seed S is reset(kTrainingGraphs + S·10^6 + k), k = 0, 1, ... (episode k of
@@ -90,13 +95,23 @@ std::vector<CurvePoint> train_a2c(Env& env, GraphPolicy& policy, const A2cOption
 // `extra` (the training's seed, updates, ...).
 PolicyFile to_policy_file(const MovePolicy& policy, const Env& env,
                           const std::vector<std::pair<std::string, std::string>>& extra);
-// The policy of a file written by to_policy_file, for `env`: an invalid Status naming `source`
-// when it is another kind of policy, another feature set, or trained for another env or mode.
-Result<MovePolicy> move_policy_from_file(const PolicyFile& file, const Env& env,
-                                         const std::string& source);
-// The policy of a file written by to_policy_file, for any target: checks its kind, feature set
-// and network sizes only.
-Result<MovePolicy> move_policy_of(const PolicyFile& file, const std::string& source);
+// The graph policy as a policy file: kind=graph-policy, features=moves-v2, node_features=nodes-v1,
+// env=, mode=, hidden=, rounds=, readout=, then `extra`; the head as the network and the
+// encoder's parameters as 'vector encoder N'.
+PolicyFile to_policy_file(const GraphPolicy& policy, const Env& env,
+                          const std::vector<std::pair<std::string, std::string>>& extra);
+// The graph policy of a file of kind graph-policy: an invalid Status naming `source` when its
+// node features, shape or encoder do not fit.
+Result<GraphPolicy> graph_policy_of(const PolicyFile& file, const std::string& source);
+
+// Either policy: what a policy file holds.
+using AnyPolicy = std::variant<MovePolicy, GraphPolicy>;
+// The policy of a file written by to_policy_file, for any target: checks its kind, its feature
+// sets and its sizes; an invalid Status naming `source` otherwise.
+Result<AnyPolicy> policy_of(const PolicyFile& file, const std::string& source);
+// The same, for `env`: also refuses a policy trained for another env or mode.
+Result<AnyPolicy> policy_from_file(const PolicyFile& file, const Env& env,
+                                   const std::string& source);
 // The value of the header line `key` of a policy file, or "" when it has none.
 std::string policy_header(const PolicyFile& file, std::string_view key);
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "prowl/learn/env.hpp"
@@ -16,6 +17,8 @@ namespace prowl::learn {
 // Per memory node: 1; whether the agent is there; log(1 + visits); its untried moves / 4; whether
 // it has any; 1 / (1 + the known-route distance to the nearest node with untried moves).
 inline constexpr int kNodeFeatures = 6;
+// Their name, recorded in graph policy files and checked when they are loaded.
+inline constexpr std::string_view kNodeFeatureSet = "nodes-v1";
 // The memory as the encoder's input: a column per memory node, an arc of type 0 per known move
 // and one of type 1 back along it.
 GraphInput memory_graph(const View& view);
@@ -56,6 +59,10 @@ class GraphPolicy {
   const Ggnn& encoder() const { return encoder_; }
   Ggnn& encoder() { return encoder_; }
   const Mlp& head() const { return head_; }
+  const Shape& shape() const { return shape_; }
+  // Replaces the head's and the encoder's weights (from a policy file). REQUIRES: the sizes of
+  // this policy's: head.sizes() == head().sizes(), encoder.size() == the encoder's parameters.
+  void load(Mlp head, const Eigen::VectorXd& encoder);
 
  private:
   Shape shape_;

@@ -1,4 +1,4 @@
-// The learned strategy (docs/learned.md, "On your own model"): a move policy trained by
+// The learned strategy (docs/learned.md, "On your own model"): a move or graph policy trained by
 // `prowl train` (on er-app) or `PROGRAM train` (on a model) picks the explorer's next pair, as it
 // picked moves in the environment it was trained in. It keeps a graph memory of what the explorer
 // reported: a node per state, the pairs run from it and where they led, its unexplored pairs, and
@@ -48,7 +48,8 @@ struct LearnedOptions {
 
 class LearnedStrategy final : public Strategy {
  public:
-  LearnedStrategy(MovePolicy policy, LearnedOptions options);
+  // A move policy or a graph policy (prowl train --network graph).
+  LearnedStrategy(AnyPolicy policy, LearnedOptions options);
 
   std::string_view name() const override { return "learned"; }
   void notify(const Graph& graph, StateId state, std::span<const ActionId> enabled) override;
@@ -82,9 +83,11 @@ class LearnedStrategy final : public Strategy {
   // The move of a pair of `action` to local node `target` (-1: unknown), with the action's record.
   Move move_of(ActionId action, int target);
   std::size_t draw(const Eigen::VectorXd& scores);
+  // The policy's scores of the view's moves; `distance` is frontier_distance(*view.memory).
+  Eigen::VectorXd scores(const View& view, const std::vector<int>& distance) const;
   Node& node(StateId s);
 
-  MovePolicy policy_;
+  AnyPolicy policy_;
   LearnedOptions options_;
   Rng rng_;
   std::vector<Node> nodes_;
@@ -109,7 +112,7 @@ class LearnedStrategy final : public Strategy {
 
 // The move policy in the file at `path`, for models: one whose training offered back moves
 // (er-app, or a model). An invalid Status naming the file otherwise.
-Result<MovePolicy> read_policy_for_models(const std::string& path);
+Result<AnyPolicy> read_policy_for_models(const std::string& path);
 
 // Registers "learned" with the strategy factory (prowl/strategy/factory.hpp): options policy=FILE
 // (required), walk=true|false, budget=N, window=N. Idempotent.

@@ -14,6 +14,8 @@
 //   1 -1
 //   bias 2
 //   0.25
+//   vector encoder 3              then any named parameter vectors (a graph encoder's), each a
+//   0.5 -1 2                      "vector NAME COUNT" line and one line of COUNT numbers
 //
 // Lines end with '\n' (a '\r' before it is dropped on reading). Numbers are written with
 // "%.17g", so that every double reads back bit for bit, separated by one space (any run of spaces
@@ -45,6 +47,8 @@ struct PolicyFile {
   // The caller's metadata (program=, history=, features=, seed=, env=, ...) in order.
   std::vector<std::pair<std::string, std::string>> header;
   Mlp network;
+  // Named parameter vectors beyond the network, in order (names as keys, unique).
+  std::vector<std::pair<std::string, Eigen::VectorXd>> vectors = {};
 };
 
 // Whether `key` may name a header line: not empty, letters, digits, '_', '-' and '.' only.

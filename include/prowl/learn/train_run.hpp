@@ -20,11 +20,12 @@ struct TrainRun {
   std::string title;    // what is trained on, for the first line: "maze6 (vision)"
   long episodes = 0;    // >= 1; 16 make an update
   std::uint64_t seed = 1;
-  std::vector<int> hidden;  // hidden layer widths of a new scorer
+  std::vector<int> hidden;  // hidden layer widths of a new move policy's scorer
+  bool graph = false;       // a new graph policy (GraphPolicy, default shape) instead
   int threads = 1;
   std::string output;
   // A policy to go on training (fine-tuning) instead of a new one, and the file it came from.
-  std::optional<MovePolicy> start;
+  std::optional<AnyPolicy> start;
   std::string start_file;
   // More header lines for the file, after kind, features, env and mode.
   std::vector<std::pair<std::string, std::string>> header;

@@ -3,8 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <string>
+#include <variant>
 
+#include "prowl/learn/evaluate.hpp"
 #include "prowl/learn/features.hpp"
+#include "prowl/learn/policy_file.hpp"
 #include "tree_env.hpp"
 
 namespace prowl::learn {
@@ -51,6 +56,41 @@ TEST(A2c, LearnsToWalkAFiveNodeChainToItsEndWithinFourSteps) {
   EXPECT_EQ(run_policy(chain, policy), 1.0);
   EXPECT_EQ(chain.steps(), 4);
   EXPECT_EQ(curve.back().coverage, 1.0);
+}
+
+TEST(A2c, PlaysTrainingGraphsOrOneGraphToFineTuneOn) {
+  Tree chain({{0, 1}, {1, 2}}, 2);
+  MovePolicy policy({}, 3, 0.05);
+  A2cOptions options;
+  options.updates = 2;
+  options.envs = 3;
+  options.seed = 4;
+  train_a2c(chain, policy, options);
+  const std::uint64_t first = kTrainingGraphs + 4 * 1'000'000;
+  EXPECT_EQ(chain.seeds, (std::vector<std::uint64_t>{first, first + 1, first + 2, first + 3,
+                                                     first + 4, first + 5}));
+  chain.seeds.clear();
+  options.graph = 1042;
+  train_a2c(chain, policy, options);
+  EXPECT_EQ(chain.seeds, std::vector<std::uint64_t>(6, 1042));
+}
+
+TEST(Evaluate, ScoresGraphMeansAndPairedDifferences) {
+  // var = ((0.25 + 0.49) − 2 · 0.36) / 1 = 0.02; half width 1.96 · sqrt(0.02 / 2) = 0.196.
+  const Score s = score_of({0.5, 0.7}, 3);
+  EXPECT_DOUBLE_EQ(s.mean, 0.6);
+  EXPECT_NEAR(s.half_width, 0.196, 1e-12);
+  EXPECT_EQ(s.episodes, 6);
+  const Score d = difference({0.6, 0.8}, {0.5, 0.5});  // 0.1 and 0.3
+  EXPECT_DOUBLE_EQ(d.mean, 0.2);
+  EXPECT_NEAR(d.half_width, 0.196, 1e-12);
+  // Graph g is reset(first + g), its seeds first·1000 + g·seeds + s.
+  Tree chain({{0, 1}}, 1);
+  const Runner run = [](Env& e, std::uint64_t seed) {
+    return static_cast<double>(e.graph_seed() * 10000 + seed);
+  };
+  EXPECT_EQ(graph_means(chain, run, 2, 2, 7),
+            (std::vector<double>{7 * 10000 + 7000.5, 8 * 10000 + 7002.5}));
 }
 
 TEST(A2c, TheSameSeedTrainsTheSameWeightsOnOneOrTwoThreads) {
@@ -173,6 +213,70 @@ TEST(GraphPolicy, LearnsTheChainAndTrainsTheSameWeightsOnOneOrTwoThreads) {
     return p.encoder().parameters();
   };
   EXPECT_EQ(train(1), train(2));
+}
+
+}  // namespace
+}  // namespace prowl::learn
+
+namespace prowl::learn {
+namespace {
+
+TEST(GraphPolicy, ItsPolicyFileReadsBackTheSamePolicy) {
+  auto maze = make_maze6(Mode::kVision);
+  GraphPolicy policy({6, 2, 5, 8}, 3, 0.01);
+  A2cOptions options;
+  options.updates = 2;
+  options.envs = 4;
+  train_a2c(*maze, policy, options);
+  const PolicyFile file = to_policy_file(policy, *maze, {{"seed", "3"}});
+  Result<PolicyFile> read = parse_policy(write_policy(file), "g.policy");
+  ASSERT_TRUE(read) << read.status().message();
+  Result<AnyPolicy> loaded = policy_from_file(*read, *maze, "g.policy");
+  ASSERT_TRUE(loaded) << loaded.status().message();
+  const GraphPolicy& back = std::get<GraphPolicy>(*loaded);
+  EXPECT_EQ(back.shape().hidden, 6);
+  EXPECT_EQ(back.shape().rounds, 2);
+  EXPECT_EQ(back.shape().readout, 5);
+  EXPECT_EQ(back.shape().head, 8);
+  EXPECT_EQ(back.encoder().parameters(), policy.encoder().parameters());
+  maze->reset(77);
+  for (int i = 0; i < 10 && !maze->done(); ++i) {
+    EXPECT_EQ(back.probabilities(*maze), policy.probabilities(*maze)) << "step " << i;
+    maze->step(policy.greedy(*maze));
+  }
+}
+
+TEST(GraphPolicy, ItsPolicyFileIsCheckedAgainstItsShape) {
+  auto maze = make_maze6(Mode::kVision);
+  const GraphPolicy policy({6, 2, 5, 8}, 3, 0.01);
+  const auto error = [&](const std::function<void(PolicyFile&)>& change) {
+    PolicyFile file = to_policy_file(policy, *maze, {});
+    change(file);
+    Result<AnyPolicy> loaded = policy_of(file, "g.policy");
+    return loaded ? std::string() : loaded.status().message();
+  };
+  const auto set = [](PolicyFile& file, const std::string& key, const std::string& value) {
+    for (auto& [k, v] : file.header) {
+      if (k == key) v = value;
+    }
+  };
+  EXPECT_EQ(error([](PolicyFile&) {}), "");
+  EXPECT_EQ(error([&](PolicyFile& f) { set(f, "node_features", "nodes-v0"); }),
+            "g.policy: the graph policy reads node features nodes-v0; this prowl computes "
+            "nodes-v1: train it again with this prowl");
+  EXPECT_EQ(error([&](PolicyFile& f) { set(f, "rounds", "zero"); }),
+            "g.policy: a graph policy needs hidden=, rounds= and readout= (1 to 4096) and a head "
+            "of one hidden layer: train it again with prowl train");
+  EXPECT_EQ(error([&](PolicyFile& f) { set(f, "hidden", "7"); }),
+            "g.policy: the graph policy's head takes 27 inputs, not 29 (the move features and "
+            "hidden=, hidden= and readout= wide embeddings)");
+  EXPECT_EQ(error([](PolicyFile& f) { f.vectors[0].second.conservativeResize(3); }),
+            "g.policy: a graph policy ends with 'vector encoder " +
+                std::to_string(policy.encoder().parameters().size()) +
+                "' for its shape, and nothing else");
+  EXPECT_EQ(error([&](PolicyFile& f) { set(f, "kind", "tree-policy"); }),
+            "g.policy: not a policy prowl train wrote (kind=tree-policy, expected move-policy or "
+            "graph-policy): train one with prowl train");
 }
 
 }  // namespace

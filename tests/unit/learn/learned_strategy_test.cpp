@@ -47,6 +47,18 @@ TEST(LearnedStrategy, ExploresEveryStateAndTransitionInBothModes) {
   }
 }
 
+TEST(LearnedStrategy, ExploresEverythingWithAGraphPolicyToo) {
+  const auto model = examples::make_counters_model(2, 4);  // 16 states, 48 transitions
+  for (bool walk : {false, true}) {
+    LearnedStrategy strategy(GraphPolicy({6, 2, 5, 8}, 3, 0.01),
+                             LearnedOptions{.walk = walk, .seed = 2});
+    const RunReport report = run(model, strategy);
+    EXPECT_EQ(report.termination, Termination::kExhausted) << "walk " << walk;
+    EXPECT_EQ(report.stats.states, 16u) << "walk " << walk;
+    EXPECT_EQ(report.stats.transitions, 48u) << "walk " << walk;
+  }
+}
+
 TEST(LearnedStrategy, AWalkThatNeverPicksAnUnexploredPairIsCutAndStillFinishes) {
   // Unknown targets score -20: the walk keeps moving along known pairs and back until
   // walk_moves runs out, then takes the newest open state's pair.

@@ -139,6 +139,24 @@ TEST(PolicyFile, RoundTripsEveryWeightAndTheHeaderExactly) {
   EXPECT_EQ(write_policy(*read), text);
 }
 
+TEST(PolicyFile, RoundTripsNamedVectorsAfterTheNetwork) {
+  PolicyFile policy = documented_policy();
+  Eigen::VectorXd encoder(3);
+  encoder << 0.5, -1, 1.0 / 3.0;
+  policy.vectors = {{"encoder", encoder}, {"extra.v", Eigen::VectorXd::Constant(1, -0.0)}};
+  const std::string text = write_policy(policy);
+  EXPECT_EQ(text.substr(std::string(kDocumented).size()),
+            "vector encoder 3\n0.5 -1 0.33333333333333331\nvector extra.v 1\n-0\n");
+  Result<PolicyFile> read = parse_policy(text, "v.policy");
+  ASSERT_TRUE(read.is_ok()) << read.status().message();
+  ASSERT_EQ(read->vectors.size(), 2u);
+  EXPECT_EQ(read->vectors[0].first, "encoder");
+  EXPECT_EQ(read->vectors[0].second, encoder);
+  EXPECT_EQ(read->vectors[1].first, "extra.v");
+  EXPECT_TRUE(std::signbit(read->vectors[1].second[0]));
+  EXPECT_EQ(write_policy(*read), text);
+}
+
 TEST(PolicyFile, ReadsAFileWithWindowsLineEndingsAndTabs) {
   std::string text;
   for (char c : std::string(kDocumented))
@@ -235,7 +253,25 @@ TEST(PolicyFile, ReportsEachBadFileWithItsLineAndAFix) {
        "truncated?"},
       {with_line(11, "weights 3"), "p.policy:11: expected 'weights 2', found 'weights 3'"},
       {std::string(kDocumented) + "0\n",
-       "p.policy:15: unexpected '0' after the last layer (sizes=3,2,1 has 2 layers)"},
+       "p.policy:15: unexpected '0' after the last layer (sizes=3,2,1 has 2 layers); only "
+       "'vector NAME COUNT' blocks may follow"},
+      {std::string(kDocumented) + "vector encoder\n1\n",
+       "p.policy:15: expected 'vector NAME COUNT' (a name of letters, digits, '_', '-' and '.', "
+       "and a count >= 1), found 'vector encoder'"},
+      {std::string(kDocumented) + "vector bad/name 1\n1\n",
+       "p.policy:15: expected 'vector NAME COUNT' (a name of letters, digits, '_', '-' and '.', "
+       "and a count >= 1), found 'vector bad/name 1'"},
+      {std::string(kDocumented) + "vector e 0\n\n",
+       "p.policy:15: expected 'vector NAME COUNT' (a name of letters, digits, '_', '-' and '.', "
+       "and a count >= 1), found 'vector e 0'"},
+      {std::string(kDocumented) + "vector e 2\n",
+       "p.policy:16: the file ends before vector 'e''s numbers; is it truncated?"},
+      {std::string(kDocumented) + "vector e 99999999999\n1 2\n",
+       "p.policy:16: vector 'e' has 2 numbers on its line, but its count is 99999999999"},
+      {std::string(kDocumented) + "vector e 1\nx\n",
+       "p.policy:16: 'x' is not a number; " + number_hint},
+      {std::string(kDocumented) + "vector e 1\n1\nvector e 1\n2\n",
+       "p.policy:17: vector 'e' is given twice"},
       // A file that claims a huge network is refused at its first short row, without allocating.
       {"prowl-policy 1\nsizes=2000000000,2000000000,1\nactivation=relu\nweights 1\n1 2\n",
        "p.policy:5: row 1 of layer 1's weights has 2 numbers, but sizes=2000000000,2000000000,1 "

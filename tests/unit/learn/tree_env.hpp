@@ -18,8 +18,12 @@ class Tree : public Env {
   std::string name() const override { return "tree"; }
   std::unique_ptr<Env> fresh() const override { return std::make_unique<Tree>(edges_, budget()); }
 
+  // The seeds of every reset, in order (this env's, not its fresh() copies').
+  std::vector<std::uint64_t> seeds;
+
  private:
-  int draw(std::uint64_t, std::vector<std::vector<GraphEdge>>& out) override {
+  int draw(std::uint64_t seed, std::vector<std::vector<GraphEdge>>& out) override {
+    seeds.push_back(seed);
     out.assign(edges_.size() + 1, {});
     for (const auto& [u, v] : edges_) {
       auto& at_u = out[static_cast<std::size_t>(u)];
