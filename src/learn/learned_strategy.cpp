@@ -34,6 +34,7 @@ void LearnedStrategy::notify(const Graph& /*graph*/, StateId state,
   Node& n = node(state);
   n.known = true;
   n.untried.assign(enabled.begin(), enabled.end());
+  most_enabled_ = std::max(most_enabled_, enabled.size());
   if (!enabled.empty()) {
     open_.push_back(state);
     n.live = static_cast<int>(live_.size());
@@ -188,8 +189,15 @@ std::optional<Pair> LearnedStrategy::jump_pick() {
   ++generation_;
   std::vector<StateId> states;
   if (current_ != kNoState && !nodes_[current_].untried.empty()) states.push_back(current_);
+  // Each drawn in proportion to its unexplored pairs (as random draws pairs), by rejection
+  // against the most pairs any state was notified with: at most 8 tries, then the last drawn.
   for (int k = 0; k < options_.candidates && std::ssize(states) < options_.candidates; ++k) {
-    states.push_back(live_[rng_.below(live_.size())]);
+    StateId s = live_[rng_.below(live_.size())];
+    for (int tries = 1; tries < 8 && rng_.below(most_enabled_) >= nodes_[s].untried.size();
+         ++tries) {
+      s = live_[rng_.below(live_.size())];
+    }
+    states.push_back(s);
   }
   std::vector<Move> moves;
   std::vector<Pair> pairs;  // by score: the state and the index of the pair in its untried ones

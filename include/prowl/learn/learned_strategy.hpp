@@ -7,8 +7,10 @@
 //
 // jump (the default): an unexplored pair's features need nothing beyond its state (its target is
 // unknown): the state's unexplored pairs, the budget spent, its action's record. The candidates
-// are the unexplored pairs of the current state and of up to 32 states drawn uniformly from all
-// that have any; one is drawn from the policy's softmax over their scores. A pick costs
+// are the unexplored pairs of the current state and of up to 32 states drawn from all that have
+// any, each in proportion to its unexplored pairs (by rejection against the most pairs a state
+// was notified with, at most 8 tries), as random draws pairs; one is drawn from the policy's
+// softmax over their scores. A pick costs
 // O(32 · A) for A actions, whatever the size of the graph.
 // walk (the paper's setting, --walk): the moves are the current state's unexplored pairs, the
 // pairs of it already run whose target is in the window, and back (to the state it came from).
@@ -91,9 +93,10 @@ class LearnedStrategy final : public Strategy {
   LearnedOptions options_;
   Rng rng_;
   std::vector<Node> nodes_;
-  std::vector<StateId> open_;  // states notified with pairs, newest last (stale ones skipped)
-  std::vector<StateId> live_;  // the states with untried pairs, in no order
-  std::vector<StateId> path_;  // walk: the states the agent came from (back pops it)
+  std::vector<StateId> open_;     // states notified with pairs, newest last (stale ones skipped)
+  std::vector<StateId> live_;     // the states with untried pairs, in no order
+  std::size_t most_enabled_ = 1;  // the most pairs a state was notified with
+  std::vector<StateId> path_;     // walk: the states the agent came from (back pops it)
   StateId current_ = kNoState;
   std::optional<Pair> pending_;
   // By action: the pairs of it run (and walked along), and how many of them reached a new state:
