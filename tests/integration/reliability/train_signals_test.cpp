@@ -1,11 +1,12 @@
-// Ctrl-C and SIGTERM during `prowl train`: training stops between two updates, says so, exits
-// 128 + the signal, and leaves the output file as it was (a policy from an earlier run is kept,
-// not replaced by a half-trained one).
+// Ctrl-C and SIGTERM during `prowl train` and a run_main program's `train`: training stops between
+// two updates, says so, exits 128 + the signal, and leaves the output file as it was (a policy
+// from an earlier run is kept, not replaced by a half-trained one).
 #include <signal.h>
 
 #include <chrono>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -45,6 +46,30 @@ TEST_P(TrainSignal, StopsBetweenUpdatesAndKeepsTheOldPolicy) {
   const std::size_t at = run.out().find("interrupted after ");
   ASSERT_NE(at, std::string::npos) << run.out();
   EXPECT_GT(std::stol(run.out().substr(at + 18)), 0) << run.out();  // it was training
+  EXPECT_NE(run.out().find(" updates: " + policy + " not written\n"), std::string::npos)
+      << run.out();
+  EXPECT_EQ(contents(policy), before);
+}
+
+TEST_P(TrainSignal, StopsAProgramsTrainingOnItsModelAndKeepsTheOldPolicy) {
+  const int sig = GetParam();
+  ScratchDir dir("prowl-program-train-signal");
+  const std::string policy = dir.file("counters.policy");
+  const std::string counters = COUNTERS_BIN;
+  ProcessRun first({counters, "train", "--k", "2", "--n", "3", "--episodes", "32", "-o", policy},
+                   dir.path(), dir.path());
+  ASSERT_EQ(first.code(60s), 0) << first.err();
+  const std::string before = contents(policy);
+  ASSERT_NE(before.find("episodes=32\n"), std::string::npos) << before;
+  ProcessRun run({counters, "train", "--k", "3", "--n", "4", "--episodes", "2000000", "--seed", "2",
+                  "-o", policy},
+                 dir.path(), dir.path());
+  std::this_thread::sleep_for(1500ms);
+  run.signal(sig);
+  EXPECT_EQ(run.code(20s), signal_exit_code(sig)) << run.err();
+  const std::size_t at = run.out().find("interrupted after ");
+  ASSERT_NE(at, std::string::npos) << run.out();
+  EXPECT_GT(std::stol(run.out().substr(at + 18)), 0) << run.out();
   EXPECT_NE(run.out().find(" updates: " + policy + " not written\n"), std::string::npos)
       << run.out();
   EXPECT_EQ(contents(policy), before);
