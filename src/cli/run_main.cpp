@@ -363,9 +363,32 @@ CommandLine::CommandLine(MainSettings settings)
 }
 CommandLine::~CommandLine() = default;
 
+namespace {
+
+// The flags run_main defines itself, for any command: a program's own flag may not take one.
+void check_own_flag_name(const std::string& name) {
+  static constexpr std::string_view kReserved[] = {
+      "--help",           "--strategy",  "--seed",
+      "--max-steps",      "--max-depth", "--time-limit",
+      "--progress-every", "--workers",   "--coverage-target",
+      "--stop-on-first",  "--shrink",    "--report",
+      "--trace-dir",      "--weight",    "--policy",
+      "--walk",           "--quiet",     "--list-actions",
+      "--version",        "--output",    "--episodes",
+      "--budget",         "--states",    "--hidden",
+      "--network",        "--threads",   "--from"};
+  PROWL_CHECK(std::find(std::begin(kReserved), std::end(kReserved), name) == std::end(kReserved),
+              "flag " + name +
+                  " is one of run_main's own (prowl/cli/run_main.hpp); give the "
+                  "program's flag another name");
+}
+
+}  // namespace
+
 void CommandLine::add_int_flag(const std::string& name, const std::string& help, int* value,
                                int min, int max) {
   PROWL_CHECK(!impl_->parsed, "CommandLine::add_int_flag() after parse()");
+  check_own_flag_name(name);
   PROWL_CHECK(value != nullptr && min <= *value && *value <= max,
               fmt::format("flag {}: the default must lie in [{}, {}]", name, min, max));
   impl_->int_flags.push_back({name, help, value, min, max});
@@ -374,6 +397,7 @@ void CommandLine::add_int_flag(const std::string& name, const std::string& help,
 void CommandLine::add_string_flag(const std::string& name, const std::string& type_name,
                                   const std::string& help, std::string* value) {
   PROWL_CHECK(!impl_->parsed, "CommandLine::add_string_flag() after parse()");
+  check_own_flag_name(name);
   PROWL_CHECK(value != nullptr && name.starts_with("--"),
               "add_string_flag: a flag needs a name starting with -- and a value");
   impl_->string_flags.push_back({name, type_name, help, value});

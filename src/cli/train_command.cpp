@@ -1,5 +1,6 @@
 // PROGRAM train: the learned strategy's policy, trained on the program's own model
 // (docs/learned.md, "On your own model").
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -49,12 +50,16 @@ int CommandLine::Impl::train(const Model& model) {
   run.graph = network == "graph";
   run.threads = threads;
   run.output = output_path;
-  run.header = {{"model", escape_lines(model.name())},
+  run.header = {{"model", escape_text(model.name())},
                 {"model_states", std::to_string(states)},
                 {"budget", std::to_string(budget)}};
   for (const auto& [key, value] : own_options()) {
+    // One line each, and each key once (a key a program gives twice keeps its first value).
     const bool one_line = value.find_first_of("\r\n") == std::string::npos;
-    if (learn::valid_policy_key(key) && one_line) run.header.emplace_back("option." + key, value);
+    const std::string name = "option." + key;
+    const bool known = std::any_of(run.header.begin(), run.header.end(),
+                                   [&](const auto& line) { return line.first == name; });
+    if (learn::valid_policy_key(key) && one_line && !known) run.header.emplace_back(name, value);
   }
   auto env =
       learn::make_model_env({std::make_shared<const learn::ModelGraph>(std::move(*graph))}, budget);

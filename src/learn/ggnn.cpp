@@ -36,6 +36,8 @@ struct Ggnn::Layout {
   }
 };
 
+Index Ggnn::parameter_count(const Shape& shape) { return Layout(shape).total; }
+
 namespace {
 
 template <class Vector>

@@ -57,6 +57,7 @@ GraphPolicy::Record GraphPolicy::observe(const View& view) const {
     r.inputs.push_back(std::move(input));
   }
   r.probabilities = softmax(scores);
+  r.scores = std::move(scores);
   return r;
 }
 
@@ -143,9 +144,9 @@ int shape_value(const PolicyFile& file, std::string_view key) {
 }  // namespace
 
 Result<GraphPolicy> graph_policy_of(const PolicyFile& file, const std::string& source) {
-  if (policy_header(file, "node_features") != kNodeFeatureSet) {
+  if (const std::string nodes = policy_header(file, "node_features"); nodes != kNodeFeatureSet) {
     return Status::invalid(source + ": the graph policy reads node features " +
-                           policy_header(file, "node_features") + "; this prowl computes " +
+                           (nodes.empty() ? "<none>" : nodes) + "; this prowl computes " +
                            std::string(kNodeFeatureSet) + ": train it again with this prowl");
   }
   GraphPolicy::Shape shape;
@@ -165,13 +166,15 @@ Result<GraphPolicy> graph_policy_of(const PolicyFile& file, const std::string& s
         std::to_string(kMoveFeatures + 2 * shape.hidden + shape.readout) +
         " (the move features and hidden=, hidden= and readout= wide embeddings)");
   }
-  GraphPolicy policy(shape, 1, 0.01);
-  const Eigen::Index expected = policy.encoder().parameters().size();
+  // Checked before anything of that shape is built: the file's numbers bound what is allocated.
+  const Eigen::Index expected =
+      Ggnn::parameter_count({kNodeFeatures, shape.hidden, 2, shape.rounds, shape.readout});
   if (file.vectors.size() != 1 || file.vectors[0].first != "encoder" ||
       file.vectors[0].second.size() != expected) {
     return Status::invalid(source + ": a graph policy ends with 'vector encoder " +
                            std::to_string(expected) + "' for its shape, and nothing else");
   }
+  GraphPolicy policy(shape, 1, 0.01);
   policy.load(file.network, file.vectors[0].second);
   return policy;
 }

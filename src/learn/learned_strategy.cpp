@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,13 @@
 #include "prowl/strategy/factory.hpp"
 
 namespace prowl::learn {
+
+namespace {
+
+// A count that stops at the largest int instead of overflowing.
+void count(int& c) { c += c < std::numeric_limits<int>::max() ? 1 : 0; }
+
+}  // namespace
 
 LearnedStrategy::LearnedStrategy(AnyPolicy policy, LearnedOptions options)
     : policy_(std::move(policy)), options_(options), rng_(options.seed) {
@@ -50,8 +58,15 @@ int LearnedStrategy::local_of(StateId s) const {
   return s < stamp_.size() && stamp_[s] == generation_ ? local_[s] : -1;
 }
 
+void LearnedStrategy::next_generation() {
+  if (++generation_ == 0) {  // wrapped: every stamp would match again
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    generation_ = 1;
+  }
+}
+
 void LearnedStrategy::build_window() {
-  ++generation_;
+  next_generation();
   window_.clear();
   const auto add = [&](StateId s) {
     // Every state here has its node: current_, and the ends of known pairs (observe() made them).
@@ -88,8 +103,8 @@ Eigen::VectorXd LearnedStrategy::scores(const View& view, const std::vector<int>
   if (const auto* move = std::get_if<MovePolicy>(&policy_)) {
     return move->scores(move_features(view, distance));
   }
-  // The graph policy's probabilities are a softmax too: their logarithms are scores.
-  return std::get<GraphPolicy>(policy_).observe(view).probabilities.array().max(1e-300).log();
+  // Raw scores, not log-probabilities: jump pools several states' scores in one softmax.
+  return std::get<GraphPolicy>(policy_).observe(view).scores;
 }
 
 std::size_t LearnedStrategy::draw(const Eigen::VectorXd& scores) {
@@ -113,9 +128,10 @@ Pair LearnedStrategy::take(StateId s, std::size_t untried_index) {
     n.live = -1;
   }
   current_ = s;
-  pending_ = Pair{s, action};
-  ++steps_;
-  return *pending_;
+  pending_.push_back({s, action});
+  last_pick_ = pending_.back();
+  steps_ = std::min(steps_ + 1, options_.budget);  // the feature saturates there
+  return pending_.back();
 }
 
 std::optional<Pair> LearnedStrategy::fallback() {
@@ -138,6 +154,7 @@ Move LearnedStrategy::move_of(ActionId action, int target) {
 }
 
 std::optional<Pair> LearnedStrategy::walk_pick() {
+  if (live_.empty()) return std::nullopt;  // nothing left: no moves to make
   std::vector<Move> moves;
   std::vector<ActionId> labels;  // by move: its action (kNoAction: back)
   std::vector<StateId> targets;  // by move past the untried ones: the state it leads to
@@ -166,17 +183,17 @@ std::optional<Pair> LearnedStrategy::walk_pick() {
     if (pick < here.untried.size()) return take(current_, pick);
     // A move along a known pair or back: a step of the walk, as in training, and a try of its
     // label that found nothing new.
-    ++steps_;
+    steps_ = std::min(steps_ + 1, options_.budget);
     const std::size_t t = pick - here.untried.size();
     if (labels[t] == kNoAction) {
-      ++back_tries_;
+      count(back_tries_);
       path_.pop_back();
     } else {
-      ++actions_[labels[t]].first;
+      count(actions_[labels[t]].first);
       path_.push_back(current_);
     }
     current_ = targets[t];
-    ++nodes_[current_].visits;
+    count(nodes_[current_].visits);
   }
   return fallback();
 }
@@ -185,8 +202,8 @@ std::optional<Pair> LearnedStrategy::jump_pick() {
   if (live_.empty()) return std::nullopt;
   // An unexplored pair's features need no window: its target is unknown, so they are its state's
   // untried pairs, the budget spent and its action's record. The candidates are the current
-  // state and states drawn uniformly from all that have unexplored pairs.
-  ++generation_;
+  // state and states drawn from all that have unexplored pairs.
+  next_generation();
   std::vector<StateId> states;
   if (current_ != kNoState && !nodes_[current_].untried.empty()) states.push_back(current_);
   // Each drawn in proportion to its unexplored pairs (as random draws pairs), by rejection
@@ -233,20 +250,23 @@ std::optional<Pair> LearnedStrategy::pick(const Graph& /*graph*/) {
 }
 
 void LearnedStrategy::observe(const Graph& /*graph*/, const StepResult& result) {
-  if (!pending_ || !(result.pair == *pending_)) return;
-  const StateId from = pending_->state;
-  pending_.reset();
+  // With several workers, several picks are under way at once and their results come in any
+  // order: each is recorded; the agent moves with the latest pick's only.
+  const auto it = std::find(pending_.begin(), pending_.end(), result.pair);
+  if (it == pending_.end()) return;
+  const bool latest = result.pair == last_pick_;
+  pending_.erase(it);
+  const StateId from = result.pair.state;
   nodes_[from].tried.push_back({result.pair.action, result.target});
   move_of(result.pair.action, -1);  // sizes actions_
-  ++actions_[result.pair.action].first;
-  actions_[result.pair.action].second += result.new_state ? 1 : 0;
+  count(actions_[result.pair.action].first);
+  if (result.new_state) count(actions_[result.pair.action].second);
   if (result.target == kNoState) return;
-  if (result.target != from) {
-    node(result.target).into.push_back(from);
-    if (options_.walk) path_.push_back(from);
-  }
+  if (result.target != from) node(result.target).into.push_back(from);
+  if (!latest) return;
+  if (result.target != from && options_.walk) path_.push_back(from);
   current_ = result.target;
-  ++nodes_[current_].visits;
+  count(nodes_[current_].visits);
 }
 
 namespace {
@@ -278,9 +298,13 @@ Result<int> int_option(const StrategyInput& in, const StrategyOption& option, in
 Result<AnyPolicy> read_policy_for_models(const std::string& path) {
   Result<PolicyFile> file = read_policy_file(path);
   if (!file) return file.status();
-  Result<AnyPolicy> policy = policy_of(*file, path);
+  return policy_for_models(*file, path);
+}
+
+Result<AnyPolicy> policy_for_models(const PolicyFile& file, const std::string& path) {
+  Result<AnyPolicy> policy = policy_of(file, path);
   if (!policy) return policy;
-  const std::string env = policy_header(*file, "env");
+  const std::string env = policy_header(file, "env");
   if (env == "maze6") {
     return Status::invalid(path +
                            ": the policy was trained for maze6 features (moves by direction, no "
@@ -296,6 +320,7 @@ Made make_learned(const StrategyInput& in) {
   LearnedOptions options;
   options.seed = in.seed;
   std::string path;
+  bool budget_given = false;
   for (const StrategyOption& option : in.options) {
     Result<int> number = 0;
     if (option.key == "policy") {
@@ -308,6 +333,7 @@ Made make_learned(const StrategyInput& in) {
       number = int_option(in, option, option.key == "budget" ? 1 : 2);
       if (!number) return number.status();
       (option.key == "budget" ? options.budget : options.window) = *number;
+      budget_given = budget_given || option.key == "budget";
     } else {
       return unknown_option(in, option);
     }
@@ -317,15 +343,25 @@ Made make_learned(const StrategyInput& in) {
         "strategy 'learned' needs a policy file: --strategy learned --policy FILE (prowl train "
         "writes one; docs/learned.md)");
   }
-  Result<AnyPolicy> policy = read_policy_for_models(path);
+  Result<PolicyFile> file = read_policy_file(path);
+  if (!file) return file.status();
+  Result<AnyPolicy> policy = policy_for_models(*file, path);
   if (!policy) return policy.status();
+  // A policy trained on a model counts its budget as it did in training, unless told otherwise.
+  const std::string trained = policy_header(*file, "budget");
+  int budget = 0;
+  const auto [end, ec] = std::from_chars(trained.data(), trained.data() + trained.size(), budget);
+  if (!budget_given && ec == std::errc() && end == trained.data() + trained.size() && budget > 0) {
+    options.budget = budget;
+  }
   return std::unique_ptr<Strategy>(std::make_unique<LearnedStrategy>(std::move(*policy), options));
 }
 
 constexpr StrategyOptionDoc kLearnedOptions[] = {
     {"policy", "(required)", "the policy file prowl train wrote (--policy FILE)"},
     {"walk", "false", "true: move along known pairs and back, as in training (--walk)"},
-    {"budget", "2000", "the steps the policy's budget-spent feature counts up to"},
+    {"budget", "the policy file's budget=, else 2000",
+     "the steps the policy's budget-spent feature counts up to"},
     {"window", "256", "walk: states of the memory the policy reads, at most"}};
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <optional>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -100,6 +101,7 @@ class PolicyReader {
   std::optional<Activation> activation_;
   std::vector<Layer> layers_;
   std::vector<std::pair<std::string, Eigen::VectorXd>> vectors_;
+  std::unordered_set<std::string> vector_names_;
 };
 
 bool PolicyReader::next_line() {
@@ -341,8 +343,8 @@ Status PolicyReader::read_vector() {
                     quoted(line_)));
   }
   const std::string name(tokens[1]);
-  for (const auto& [known, values] : vectors_) {
-    if (known == name) return fail(fmt::format("vector '{}' is given twice", name));
+  if (!vector_names_.insert(name).second) {
+    return fail(fmt::format("vector '{}' is given twice", name));
   }
   if (!next_line()) {
     return fail(fmt::format("the file ends before vector '{}''s numbers; is it truncated?", name));
@@ -433,14 +435,19 @@ Result<PolicyFile> read_policy_file(const std::string& path) {
 
 Status write_policy_file(const std::string& path, const PolicyFile& policy) {
   check_header(policy.header);
-  const bool vectors_finite =
-      std::all_of(policy.vectors.begin(), policy.vectors.end(),
-                  [](const auto& named) { return named.second.allFinite(); });
-  if (!policy.network.all_finite() || !vectors_finite) {
+  if (!policy.network.all_finite()) {
     return Status::invalid(fmt::format(
         "cannot save the policy to '{}': the network has a weight or bias that is not finite "
         "(training diverged); train it again with a lower learning_rate or a gradient_clip",
         path));
+  }
+  for (const auto& [name, values] : policy.vectors) {
+    if (!values.allFinite()) {
+      return Status::invalid(fmt::format(
+          "cannot save the policy to '{}': vector '{}' has a number that is not finite (training "
+          "diverged); train it again with a lower learning rate",
+          path, name));
+    }
   }
   const std::string text = write_policy(policy);
   const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());

@@ -78,9 +78,10 @@ class CommandLine {
   CommandLine(const CommandLine&) = delete;
   CommandLine& operator=(const CommandLine&) = delete;
 
-  // Adds an integer flag of the program's own, such as a model size. `*value` holds the default
-  // and receives the parsed value; parse() refuses values outside [min, max].
-  // REQUIRES: before parse(); `value` outlives parse().
+  // Adds an integer flag of the program's own, such as a model size. Its name may not be one of
+  // run_main's own flags (--seed, --policy, --episodes, ...: REQUIRES, checked). `*value` holds the
+  // default and receives the parsed value; parse() refuses values outside [min, max]. REQUIRES:
+  // before parse(); `value` outlives parse().
   void add_int_flag(const std::string& name, const std::string& help, int* value, int min, int max);
 
   // Adds a string flag of the program's own (`prowl replay --model FILE`), for every command;

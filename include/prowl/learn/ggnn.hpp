@@ -40,6 +40,9 @@ class Ggnn {
   // Weights uniform in ±sqrt(6 / (fan_in + fan_out)) from `seed`, biases 0.
   Ggnn(Shape shape, std::uint64_t seed);
 
+  // The size of parameters() for a shape, without building one.
+  static Eigen::Index parameter_count(const Shape& shape);
+
   const Shape& shape() const { return shape_; }
   Eigen::VectorXd& parameters() { return theta_; }
   const Eigen::VectorXd& parameters() const { return theta_; }

@@ -39,7 +39,8 @@ class GraphPolicy {
     int current = 0;
     std::vector<int> targets;             // by move: its memory node, or -1
     std::vector<Eigen::VectorXd> inputs;  // by move: the head's input
-    Eigen::VectorXd probabilities;
+    Eigen::VectorXd scores;               // by move: the head's output
+    Eigen::VectorXd probabilities;        // their softmax
   };
   Record observe(const View& view) const;
   Eigen::VectorXd probabilities(const View& view) const { return observe(view).probabilities; }

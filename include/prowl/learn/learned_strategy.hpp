@@ -36,6 +36,7 @@
 #include "prowl/core/rng.hpp"
 #include "prowl/explore/strategy.hpp"
 #include "prowl/learn/a2c.hpp"
+#include "prowl/learn/policy_file.hpp"
 
 namespace prowl::learn {
 
@@ -76,6 +77,7 @@ class LearnedStrategy final : public Strategy {
   // The window around current_: window_ lists its states (current_ first), local_of() their index
   // in memory_.
   void build_window();
+  void next_generation();
   int local_of(StateId s) const;
   std::optional<Pair> walk_pick();
   std::optional<Pair> jump_pick();
@@ -98,7 +100,8 @@ class LearnedStrategy final : public Strategy {
   std::size_t most_enabled_ = 1;  // the most pairs a state was notified with
   std::vector<StateId> path_;     // walk: the states the agent came from (back pops it)
   StateId current_ = kNoState;
-  std::optional<Pair> pending_;
+  std::vector<Pair> pending_;  // picked, not yet observed (several with several workers)
+  Pair last_pick_;
   // By action: the pairs of it run (and walked along), and how many of them reached a new state:
   // the label record of the move features (the labels of a model's moves are its actions).
   std::vector<std::pair<int, int>> actions_;
@@ -116,9 +119,12 @@ class LearnedStrategy final : public Strategy {
 // The move policy in the file at `path`, for models: one whose training offered back moves
 // (er-app, or a model). An invalid Status naming the file otherwise.
 Result<AnyPolicy> read_policy_for_models(const std::string& path);
+// The same for a policy file read already.
+Result<AnyPolicy> policy_for_models(const PolicyFile& file, const std::string& path);
 
 // Registers "learned" with the strategy factory (prowl/strategy/factory.hpp): options policy=FILE
-// (required), walk=true|false, budget=N, window=N. Idempotent.
+// (required), walk=true|false, budget=N (default: the file's budget=, which PROGRAM train writes;
+// else 2000), window=N. Idempotent.
 void register_learned_strategy();
 
 }  // namespace prowl::learn

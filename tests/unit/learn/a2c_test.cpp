@@ -274,6 +274,16 @@ TEST(GraphPolicy, ItsPolicyFileIsCheckedAgainstItsShape) {
             "g.policy: a graph policy ends with 'vector encoder " +
                 std::to_string(policy.encoder().parameters().size()) +
                 "' for its shape, and nothing else");
+  // A small file claiming a huge encoder is refused before anything of its size is built.
+  EXPECT_EQ(
+      error([&](PolicyFile& f) {
+        set(f, "hidden", "4096");
+        set(f, "readout", "1");
+        f.network = Mlp(std::vector<int>{kMoveFeatures + 2 * 4096 + 1, 1, 1}, Activation::kTanh, 1);
+      }),
+      "g.policy: a graph policy ends with 'vector encoder " +
+          std::to_string(Ggnn::parameter_count({kNodeFeatures, 4096, 2, 2, 1})) +
+          "' for its shape, and nothing else");
   EXPECT_EQ(error([&](PolicyFile& f) { set(f, "kind", "tree-policy"); }),
             "g.policy: not a policy prowl train wrote (kind=tree-policy, expected move-policy or "
             "graph-policy): train one with prowl train");

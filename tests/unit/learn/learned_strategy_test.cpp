@@ -59,6 +59,30 @@ TEST(LearnedStrategy, ExploresEverythingWithAGraphPolicyToo) {
   }
 }
 
+TEST(LearnedStrategy, RecordsResultsThatComeInAnyOrderAndMovesWithTheLatestPick) {
+  // With several workers two picks are under way at once. Both results count; the agent stands
+  // where the latest pick led, whichever result arrives last.
+  Graph graph(2);
+  LearnedStrategy strategy(linear_policy({0, 0, 0, 0, 0, 0, 0, 0, 0, 0}),
+                           LearnedOptions{.seed = 1});
+  testkit::add_state(graph, strategy, 0, kNoState, kNoAction, {0, 1});
+  const std::optional<Pair> first = testkit::pick_and_mark(graph, strategy);
+  const std::optional<Pair> second = testkit::pick_and_mark(graph, strategy);
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(first->state, 0u);
+  EXPECT_EQ(second->state, 0u);
+  EXPECT_NE(first->action, second->action);
+  const StateId a = testkit::add_state(graph, strategy, 1, 0, first->action, {});
+  const StateId b = testkit::add_state(graph, strategy, 2, 0, second->action, {});
+  strategy.observe(graph, {*second, b, true, false});
+  EXPECT_EQ(strategy.current(), b);
+  strategy.observe(graph, {*first, a, true, false});
+  EXPECT_EQ(strategy.current(), b);  // the earlier pick's result does not move the agent
+  strategy.observe(graph, {*first, a, true, false});  // a result it no longer waits for
+  EXPECT_EQ(strategy.current(), b);
+  EXPECT_FALSE(strategy.pick(graph).has_value());  // nothing left
+}
+
 TEST(LearnedStrategy, AWalkThatNeverPicksAnUnexploredPairIsCutAndStillFinishes) {
   // Unknown targets score -20: the walk keeps moving along known pairs and back until
   // walk_moves runs out, then takes the newest open state's pair.
@@ -114,6 +138,7 @@ std::string write_policy_for(const std::string& env) {
                    {"env", env},
                    {"mode", "vision"}},
                   Mlp(std::vector<int>{kMoveFeatures, 1}, Activation::kTanh, 1)};
+  if (env == "model") file.header.emplace_back("budget", "50");
   EXPECT_TRUE(write_policy_file(path, file));
   return path;
 }
@@ -154,6 +179,24 @@ TEST(LearnedStrategy, TheFactoryMakesItFromAPolicyFileAndNamesWhatIsWrong) {
             "window");
   std::remove(er.c_str());
   std::remove(maze.c_str());
+}
+
+TEST(LearnedStrategy, CountsItsBudgetAsThePolicyWasTrainedUnlessToldOtherwise) {
+  register_learned_strategy();
+  const std::string trained = write_policy_for("model");  // budget=50
+  const std::string er = write_policy_for("er-app");      // no budget=
+  const auto model = examples::make_counters_model(2, 2);
+  const auto budget = [&](const std::string& spec) {
+    auto made = make_strategy(spec, model, 1);
+    EXPECT_TRUE(made) << made.status().message();
+    const auto* learned = made ? dynamic_cast<const LearnedStrategy*>(made->get()) : nullptr;
+    return learned ? learned->options().budget : -1;
+  };
+  EXPECT_EQ(budget("learned:policy=" + trained), 50);
+  EXPECT_EQ(budget("learned:policy=" + trained + ",budget=7"), 7);
+  EXPECT_EQ(budget("learned:policy=" + er), 2000);
+  std::remove(trained.c_str());
+  std::remove(er.c_str());
 }
 
 }  // namespace
