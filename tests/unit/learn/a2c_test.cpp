@@ -7,6 +7,7 @@
 #include <string>
 #include <variant>
 
+#include "prowl/learn/baselines.hpp"
 #include "prowl/learn/evaluate.hpp"
 #include "prowl/learn/features.hpp"
 #include "prowl/learn/policy_file.hpp"
@@ -56,6 +57,28 @@ TEST(A2c, LearnsToWalkAFiveNodeChainToItsEndWithinFourSteps) {
   EXPECT_EQ(run_policy(chain, policy), 1.0);
   EXPECT_EQ(chain.steps(), 4);
   EXPECT_EQ(curve.back().coverage, 1.0);
+}
+
+// The CI smoke of the issue: a short training on maze6 (vision) already covers far more of 100
+// held-out mazes than random moves (figures: docs/learned.md; bench/learned_bench for the rest).
+TEST(A2c, AShortTrainingCoversMoreOfUnseenMazesThanRandomMoves) {
+  auto maze = make_maze6(Mode::kVision);
+  MovePolicy linear({}, 1, 0.05);
+  GraphPolicy graph({8, 2, 8, 16}, 1, 0.01);
+  A2cOptions options;
+  options.updates = 40;
+  options.threads = 2;
+  train_a2c(*maze, linear, options);
+  options.updates = 20;
+  train_a2c(*maze, graph, options);
+  const Score random = evaluate(*maze, run_random, 100, 2, 1000);
+  const Score learned = evaluate(
+      *maze, [&](Env& e, std::uint64_t) { return run_policy(e, linear); }, 100, 1, 1000);
+  const Score learned_graph = evaluate(
+      *maze, [&](Env& e, std::uint64_t) { return run_policy(e, graph); }, 100, 1, 1000);
+  EXPECT_GT(learned.mean, random.mean + 0.2) << learned.mean << " against " << random.mean;
+  EXPECT_GT(learned_graph.mean, random.mean + 0.1) << learned_graph.mean << " against "
+                                                   << random.mean;
 }
 
 TEST(A2c, PlaysTrainingGraphsOrOneGraphToFineTuneOn) {
