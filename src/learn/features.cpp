@@ -47,13 +47,14 @@ std::vector<Eigen::VectorXd> move_features(const View& view) {
   return move_features(view, frontier_distance(*view.memory));
 }
 
-std::vector<Eigen::VectorXd> move_features(const View& view, const std::vector<int>& distance) {
+Eigen::MatrixXd move_feature_columns(const View& view, const std::vector<int>& distance) {
   const Memory& m = *view.memory;
   const double here_untried = m.untried[static_cast<std::size_t>(m.current)] / 4.0;
-  std::vector<Eigen::VectorXd> out;
-  out.reserve(view.moves->size());
-  for (const Move& move : *view.moves) {
-    Eigen::VectorXd f = Eigen::VectorXd::Zero(kMoveFeatures);
+  Eigen::MatrixXd out =
+      Eigen::MatrixXd::Zero(kMoveFeatures, static_cast<Eigen::Index>(view.moves->size()));
+  for (Eigen::Index i = 0; i < out.cols(); ++i) {
+    const Move& move = (*view.moves)[static_cast<std::size_t>(i)];
+    auto f = out.col(i);
     f[0] = 1;
     f[1] = move.target < 0 ? 1 : 0;
     f[2] = move.back ? 1 : 0;
@@ -67,8 +68,15 @@ std::vector<Eigen::VectorXd> move_features(const View& view, const std::vector<i
     f[7] = spent(view);
     f[8] = move.label_tries > 0 ? static_cast<double>(move.label_new) / move.label_tries : 0;
     f[9] = move.label_tries == 0 ? 1 : 0;
-    out.push_back(std::move(f));
   }
+  return out;
+}
+
+std::vector<Eigen::VectorXd> move_features(const View& view, const std::vector<int>& distance) {
+  const Eigen::MatrixXd columns = move_feature_columns(view, distance);
+  std::vector<Eigen::VectorXd> out;
+  out.reserve(static_cast<std::size_t>(columns.cols()));
+  for (Eigen::Index i = 0; i < columns.cols(); ++i) out.emplace_back(columns.col(i));
   return out;
 }
 

@@ -101,7 +101,8 @@ void LearnedStrategy::build_window() {
 
 Eigen::VectorXd LearnedStrategy::scores(const View& view, const std::vector<int>& distance) const {
   if (const auto* move = std::get_if<MovePolicy>(&policy_)) {
-    return move->scores(move_features(view, distance));
+    // All moves through the network at once: one matrix product instead of one pass a move.
+    return move->scorer().forward_columns(move_feature_columns(view, distance)).row(0).transpose();
   }
   // Raw scores, not log-probabilities: jump pools several states' scores in one softmax.
   return std::get<GraphPolicy>(policy_).observe(view).scores;

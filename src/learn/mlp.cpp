@@ -186,6 +186,25 @@ Mlp::Pass Mlp::run(const Eigen::VectorXd& x) const {
 
 Eigen::VectorXd Mlp::forward(const Eigen::VectorXd& x) const { return run(x).a.back(); }
 
+Eigen::MatrixXd Mlp::forward_columns(const Eigen::MatrixXd& inputs_by_column) const {
+  PROWL_CHECK(inputs_by_column.rows() == inputs(),
+              "Mlp: each input column needs one value per input of the network");
+  Eigen::MatrixXd a = inputs_by_column;
+  for (std::size_t l = 0; l < layers_.size(); ++l) {
+    Eigen::MatrixXd z = layers_[l].weights * a;
+    z.colwise() += layers_[l].bias;
+    const bool output = l + 1 == layers_.size();
+    if (output) {
+      a = std::move(z);
+    } else if (hidden_ == Activation::kRelu) {
+      a = z.cwiseMax(0.0);
+    } else {
+      a = z.array().tanh().matrix();
+    }
+  }
+  return a;
+}
+
 Gradients Mlp::backward(const Pass& pass, const Eigen::VectorXd& dloss_dy,
                         Eigen::VectorXd* d_input) const {
   Gradients gradients(layers_.size());

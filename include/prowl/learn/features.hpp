@@ -29,6 +29,8 @@ inline constexpr int kMoveFeatures = 10;
 std::vector<Eigen::VectorXd> move_features(const View& view);
 // The same with frontier_distance(*view.memory) computed already (for several views of one memory).
 std::vector<Eigen::VectorXd> move_features(const View& view, const std::vector<int>& distance);
+// The same features as the columns of one matrix (kMoveFeatures rows, a column per move).
+Eigen::MatrixXd move_feature_columns(const View& view, const std::vector<int>& distance);
 
 // Per state: 1; the share of the budget spent; the coverage so far; the share of the memory's
 // nodes with untried moves.

@@ -115,6 +115,9 @@ class Mlp {
   // The network's outputs for input x.
   // REQUIRES: x.size() == inputs().
   Eigen::VectorXd forward(const Eigen::VectorXd& x) const;
+  // forward() of each column at once: the outputs by column, the same numbers as column by column
+  // up to the rounding of a matrix product.
+  Eigen::MatrixXd forward_columns(const Eigen::MatrixXd& inputs_by_column) const;
 
   // The gradient of a loss with respect to every parameter at input x, given the loss's gradient
   // dloss_dy with respect to the outputs forward(x).

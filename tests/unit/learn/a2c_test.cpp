@@ -77,8 +77,8 @@ TEST(A2c, AShortTrainingCoversMoreOfUnseenMazesThanRandomMoves) {
   const Score learned_graph = evaluate(
       *maze, [&](Env& e, std::uint64_t) { return run_policy(e, graph); }, 100, 1, 1000);
   EXPECT_GT(learned.mean, random.mean + 0.2) << learned.mean << " against " << random.mean;
-  EXPECT_GT(learned_graph.mean, random.mean + 0.1) << learned_graph.mean << " against "
-                                                   << random.mean;
+  EXPECT_GT(learned_graph.mean, random.mean + 0.1)
+      << learned_graph.mean << " against " << random.mean;
 }
 
 TEST(A2c, PlaysTrainingGraphsOrOneGraphToFineTuneOn) {

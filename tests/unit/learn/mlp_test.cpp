@@ -52,6 +52,19 @@ TEST(Mlp, ComputesTheForwardPassOfHandSetWeightsWithTanh) {
   EXPECT_DOUBLE_EQ(y(1), -a1 + 3 * a2);
 }
 
+TEST(Mlp, ComputesManyInputsAtOnceAsOneByOne) {
+  for (Activation activation : {Activation::kRelu, Activation::kTanh}) {
+    const Mlp network({4, 6, 3, 2}, activation, 5);
+    const Eigen::MatrixXd x = Eigen::MatrixXd::Random(4, 7);
+    const Eigen::MatrixXd y = network.forward_columns(x);
+    ASSERT_EQ(y.rows(), 2);
+    ASSERT_EQ(y.cols(), 7);
+    for (Eigen::Index c = 0; c < x.cols(); ++c) {
+      EXPECT_TRUE(y.col(c).isApprox(network.forward(x.col(c)), 1e-12)) << "column " << c;
+    }
+  }
+}
+
 TEST(Mlp, DrawsEveryWeightFromTheSeedLayerByLayerRowByRowWithHeAndXavierLimits) {
   const Mlp net({4, 8, 8, 2}, Activation::kRelu, 42);
   // Layers feeding ReLU: He, sqrt(6 / fan_in); the linear output: Xavier, sqrt(6 / (in + out)).
