@@ -7,7 +7,10 @@
 //        graph: the interval is over the graphs' differences)
 //
 // usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] [--seeds S]
-//                      [--seed FIRST] [--updates U] [--rounds R]
+//                      [--seed FIRST] [--updates U] [--rounds R] [--ablation 0|1]
+// --ablation 1 adds the history summaries of the paper's Tables 5-6 (non-autoregressive): the
+// graph policy with the node's embedding only (node-nonAR), the mean of the node embeddings
+// (pool-nonAR), and the attention readout (graph-nonAR, the `learned` row again).
 // `learned` is the graph policy (prowl/learn/graph_policy.hpp, R message-passing rounds, default
 // 3), trained the same way as `linear`.
 // `qtable` is tabular Q-learning trained on each held-out graph itself (200 episodes), the paper's
@@ -57,6 +60,11 @@ const Paper kPaper[] = {
     {"er-app", "qtable", "0.60 (paper: tabular Q fine-tuned on each app)"},
     {"er-app", "learned", "0.65 zero-shot (paper, real apps)"},
     {"er-app", "learned_finetuned", "0.68 fine-tuned (paper, real apps)"},
+    {"maze6", "node-nonAR", "0.3363 (Table 5, 1-layer features), 0.3409 (Table 6, 2-layer)"},
+    {"maze6", "pool-nonAR", "0.4151 (Table 5), 0.5217 (Table 6)"},
+    {"maze6", "graph-nonAR",
+     "0.6634 (Table 5), 0.6780 (Table 6); autoregressive: node 0.6603 / "
+     "0.7063, pool 0.6671 / 0.7074, graph 0.7160 / 0.7340 (not built)"},
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -73,7 +81,7 @@ std::vector<std::string> split(const std::string& text) {
 int usage() {
   std::fprintf(stderr,
                "usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] "
-               "[--seeds S] [--seed FIRST] [--updates U] [--rounds R]\n");
+               "[--seeds S] [--seed FIRST] [--updates U] [--rounds R] [--ablation 0|1]\n");
   return 2;
 }
 
@@ -81,7 +89,7 @@ int usage() {
 
 int main(int argc, char** argv) {
   std::string envs = "maze6,er-app", modes = "vision,bump";
-  long graphs = 100, seeds = 5, first = 1000, updates = 300, rounds = 3;
+  long graphs = 100, seeds = 5, first = 1000, updates = 300, rounds = 3, ablation = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     char* end = nullptr;
@@ -89,6 +97,9 @@ int main(int argc, char** argv) {
       envs = argv[i + 1];
     } else if (flag == "--modes") {
       modes = argv[i + 1];
+    } else if (flag == "--ablation") {
+      ablation = std::strtol(argv[i + 1], &end, 10);
+      if (*end != '\0' || (ablation != 0 && ablation != 1)) return usage();
     } else if (flag == "--graphs" || flag == "--seeds" || flag == "--seed" || flag == "--updates" ||
                flag == "--rounds") {
       const long value = std::strtol(argv[i + 1], &end, 10);
@@ -202,6 +213,20 @@ int main(int argc, char** argv) {
                    name, mode_text, a, b, d.mean, d.half_width,
                    d.mean - d.half_width > 0 ? "yes" : "no");
       }
+      if (ablation == 0) continue;
+      using Summary = prowl::learn::GraphPolicy::Summary;
+      for (Summary summary : {Summary::kNode, Summary::kPool}) {
+        prowl::learn::GraphPolicy variant({16, static_cast<int>(rounds), 16, 32, summary}, 1, 0.01);
+        prowl::learn::train_a2c(**env, variant, options);
+        const prowl::learn::Runner greedy = [&variant](Env& e, std::uint64_t) {
+          return prowl::learn::run_policy(e, variant);
+        };
+        print(std::string(prowl::learn::summary_name(summary)) + "-nonAR",
+              prowl::learn::graph_means(**env, greedy, static_cast<int>(graphs), 1,
+                                        static_cast<std::uint64_t>(first)),
+              1, fmt::format(" trained={}x{}", options.updates, options.envs));
+      }
+      print("graph-nonAR", means["learned"], 1, " (the learned row)");
     }
   }
   return 0;

@@ -91,6 +91,11 @@ int train_command(int argc, char** argv) {
                  "move (default): a scorer over each move's features (--hidden: its layers; none: "
                  "the linear softmax); graph: the GGNN graph policy over the memory")
       ->check(CLI::IsMember({"move", "graph"}));
+  std::string summary = "graph";
+  app.add_option("--summary", summary,
+                 "--network graph: what the head sees of the whole memory: graph (the attention "
+                 "readout, default), pool (the mean node embedding) or node (nothing)")
+      ->check(CLI::IsMember({"graph", "pool", "node"}));
   std::string from;
   app.add_option("--from", from,
                  "go on training this policy file (fine-tuning; its network's sizes are kept, "
@@ -115,6 +120,7 @@ int train_command(int argc, char** argv) {
   run.seed = seed;
   run.hidden = hidden;
   run.graph = network == "graph";
+  run.summary = *learn::parse_summary(summary);
   run.threads = threads;
   run.output = out;
   if (!from.empty()) {
@@ -141,7 +147,18 @@ int eval_command(int argc, char** argv) {
       "graphs: mean final coverage and its 95% interval (docs/learned.md).\n",
       "prowl eval");
   add_env_flags(app, env_flags);
-  app.add_option("--policy", policy_path, "a policy file prowl train wrote")->required();
+  bool ablation = false;
+  long episodes = 4800;
+  std::uint64_t train_seed = 1;
+  auto* policy_option = app.add_option("--policy", policy_path, "a policy file prowl train wrote");
+  app.add_flag("--ablation", ablation,
+               "instead of a policy file: train the graph policy with each history summary "
+               "(node, pool, graph; non-autoregressive) and measure each (the paper's Tables 5-6)")
+      ->excludes(policy_option);
+  app.add_option("--episodes", episodes, "--ablation: training episodes of each (default 4800)")
+      ->check(CLI::Range(1L, 1'000'000'000L));
+  app.add_option("--train-seed", train_seed, "--ablation: the training seed (default 1)")
+      ->check(CLI::Range(std::uint64_t{0}, learn::kMaxTrainingSeed));
   app.add_option("--graphs", graphs, "held-out graphs (default 100)")->check(CLI::Range(1, 100000));
   app.add_option("--seeds", seeds, "runs per graph of each baseline (default 5)")
       ->check(CLI::Range(1, 1000));
@@ -151,9 +168,16 @@ int eval_command(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return parse_failed(app, e);
   }
+  if (!ablation && policy_path.empty()) {
+    std::cerr << "prowl eval: --policy FILE is required (or --ablation, which trains its own)\n";
+    return kExitUsage;
+  }
   std::unique_ptr<learn::Env> env = env_of(env_flags, "prowl eval");
   if (!env) return kExitUsage;
-  Result<learn::AnyPolicy> policy = load_policy(policy_path, *env);
+  install_interrupt_handlers();
+  Result<learn::AnyPolicy> policy =
+      ablation ? Result<learn::AnyPolicy>(learn::AnyPolicy(learn::MovePolicy({}, 1, 0.05)))
+               : load_policy(policy_path, *env);
   if (!policy) {
     std::cerr << "prowl eval: " << policy.status().message() << '\n';
     return kExitUsage;
@@ -172,10 +196,33 @@ int eval_command(int argc, char** argv) {
   };
   line("qtable", learn::evaluate(*env, qtable, graphs, seeds, first),
        ", trained on each graph: 200 episodes");
-  const learn::Runner run = [&](learn::Env& e, std::uint64_t) {
-    return std::visit([&](const auto& p) { return learn::run_policy(e, p); }, *policy);
+  const auto measure = [&](const std::string& name, const learn::AnyPolicy& p,
+                           const std::string& note) {
+    const learn::Runner run = [&](learn::Env& e, std::uint64_t) {
+      return std::visit([&](const auto& q) { return learn::run_policy(e, q); }, p);
+    };
+    line(name, learn::evaluate(*env, run, graphs, 1, first), note);
   };
-  line("policy", learn::evaluate(*env, run, graphs, 1, first), ", greedy: one per graph");
+  if (!ablation) {
+    measure("policy", *policy, ", greedy: one per graph");
+    return kExitOk;
+  }
+  for (learn::GraphPolicy::Summary summary :
+       {learn::GraphPolicy::Summary::kNode, learn::GraphPolicy::Summary::kPool,
+        learn::GraphPolicy::Summary::kGraph}) {
+    learn::GraphPolicy::Shape shape;
+    shape.summary = summary;
+    learn::GraphPolicy trained(shape, train_seed, 0.01);
+    learn::A2cOptions options;
+    options.seed = train_seed;
+    options.threads = 2;
+    options.updates = static_cast<int>((episodes + options.envs - 1) / options.envs);
+    learn::train_a2c(*env, trained, options,
+                     [](const learn::CurvePoint&) { return interrupts() == 0; });
+    if (interrupts() > 0) return interrupt_exit_code();
+    measure(std::string(learn::summary_name(summary)) + "-nonAR", learn::AnyPolicy(trained),
+            fmt::format(", greedy; trained {} updates of {}", options.updates, options.envs));
+  }
   return kExitOk;
 }
 

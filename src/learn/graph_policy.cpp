@@ -31,8 +31,8 @@ GraphInput memory_graph(const View& view) {
 GraphPolicy::GraphPolicy(Shape shape, std::uint64_t seed, double learning_rate)
     : shape_(shape),
       encoder_({kNodeFeatures, shape.hidden, 2, shape.rounds, shape.readout}, seed),
-      head_({kMoveFeatures + 2 * shape.hidden + shape.readout, shape.head, 1}, Activation::kTanh,
-            seed + 1, MlpOptions{learning_rate, Optimizer::kAdam, 1.0}),
+      head_({kMoveFeatures + 2 * shape.hidden + shape.summary_size(), shape.head, 1},
+            Activation::kTanh, seed + 1, MlpOptions{learning_rate, Optimizer::kAdam, 1.0}),
       critic_({kStateFeatures, shape.head, 1}, Activation::kTanh, seed + 2,
               MlpOptions{learning_rate, Optimizer::kAdam, 1.0}),
       encoder_adam_(encoder_.parameters().size(), learning_rate) {}
@@ -45,13 +45,16 @@ GraphPolicy::Record GraphPolicy::observe(const View& view) const {
   const Ggnn::Output out = encoder_.forward(r.graph);
   const std::vector<Eigen::VectorXd> moves = move_features(view);
   const Eigen::Index d = shape_.hidden;
+  const Eigen::VectorXd summary = shape_.summary == Summary::kGraph ? out.readout
+                                  : shape_.summary == Summary::kPool
+                                      ? Eigen::VectorXd(out.nodes.rowwise().mean())
+                                      : Eigen::VectorXd();
   Eigen::VectorXd scores(static_cast<Eigen::Index>(moves.size()));
   for (std::size_t b = 0; b < moves.size(); ++b) {
     const int target = (*view.moves)[b].target;
-    Eigen::VectorXd input(kMoveFeatures + 2 * d + shape_.readout);
+    Eigen::VectorXd input(kMoveFeatures + 2 * d + shape_.summary_size());
     input << moves[b], out.nodes.col(r.current),
-        target >= 0 ? Eigen::VectorXd(out.nodes.col(target)) : Eigen::VectorXd::Zero(d),
-        out.readout;
+        target >= 0 ? Eigen::VectorXd(out.nodes.col(target)) : Eigen::VectorXd::Zero(d), summary;
     scores[static_cast<Eigen::Index>(b)] = head_.forward(input)[0];
     r.targets.push_back(target);
     r.inputs.push_back(std::move(input));
@@ -82,7 +85,12 @@ void GraphPolicy::actor_gradient(const Record& record, const Eigen::VectorXd& dz
     if (record.targets[b] >= 0) {
       d_nodes.col(record.targets[b]) += d_input.segment(kMoveFeatures + d, d);
     }
-    d_readout += d_input.tail(shape_.readout);
+    if (shape_.summary == Summary::kGraph) {
+      d_readout += d_input.tail(shape_.readout);
+    } else if (shape_.summary == Summary::kPool) {
+      // The mean of n columns: each gets 1/n of the summary's gradient.
+      d_nodes.colwise() += d_input.tail(d) / static_cast<double>(d_nodes.cols());
+    }
   }
   const Eigen::VectorXd g = encoder_.gradient(record.graph, d_nodes, d_readout);
   if (into.encoder.size() == 0) {
@@ -122,7 +130,8 @@ PolicyFile to_policy_file(const GraphPolicy& policy, const Env& env,
                    {"mode", std::string(mode_name(env.mode()))},
                    {"hidden", std::to_string(shape.hidden)},
                    {"rounds", std::to_string(shape.rounds)},
-                   {"readout", std::to_string(shape.readout)}},
+                   {"readout", std::to_string(shape.readout)},
+                   {"summary", std::string(summary_name(shape.summary))}},
                   policy.head(),
                   {{"encoder", policy.encoder().parameters()}}};
   file.header.insert(file.header.end(), extra.begin(), extra.end());
@@ -160,11 +169,19 @@ Result<GraphPolicy> graph_policy_of(const PolicyFile& file, const std::string& s
                            "a head of one hidden layer: train it again with prowl train");
   }
   shape.head = s[1];
-  if (s.front() != kMoveFeatures + 2 * shape.hidden + shape.readout || s.back() != 1) {
-    return Status::invalid(
-        source + ": the graph policy's head takes " + std::to_string(s.front()) + " inputs, not " +
-        std::to_string(kMoveFeatures + 2 * shape.hidden + shape.readout) +
-        " (the move features and hidden=, hidden= and readout= wide embeddings)");
+  const std::string summary = policy_header(file, "summary");
+  const std::optional<GraphPolicy::Summary> kind =
+      parse_summary(summary.empty() ? "graph" : summary);
+  if (!kind) {
+    return Status::invalid(source + ": unknown summary=" + summary +
+                           "; a graph policy's summary is graph, pool or node");
+  }
+  shape.summary = *kind;
+  const int inputs = kMoveFeatures + 2 * shape.hidden + shape.summary_size();
+  if (s.front() != inputs || s.back() != 1) {
+    return Status::invalid(source + ": the graph policy's head takes " + std::to_string(s.front()) +
+                           " inputs, not " + std::to_string(inputs) +
+                           " (the move features, two hidden= wide embeddings and its summary)");
   }
   // Checked before anything of that shape is built: the file's numbers bound what is allocated.
   const Eigen::Index expected =
@@ -177,6 +194,26 @@ Result<GraphPolicy> graph_policy_of(const PolicyFile& file, const std::string& s
   GraphPolicy policy(shape, 1, 0.01);
   policy.load(file.network, file.vectors[0].second);
   return policy;
+}
+
+std::string_view summary_name(GraphPolicy::Summary summary) {
+  switch (summary) {
+    case GraphPolicy::Summary::kGraph:
+      return "graph";
+    case GraphPolicy::Summary::kPool:
+      return "pool";
+    case GraphPolicy::Summary::kNode:
+      return "node";
+  }
+  return "graph";
+}
+
+std::optional<GraphPolicy::Summary> parse_summary(std::string_view name) {
+  for (GraphPolicy::Summary s :
+       {GraphPolicy::Summary::kGraph, GraphPolicy::Summary::kPool, GraphPolicy::Summary::kNode}) {
+    if (summary_name(s) == name) return s;
+  }
+  return std::nullopt;
 }
 
 void add(GraphPolicy::Gradient& into, const GraphPolicy::Gradient& from) {

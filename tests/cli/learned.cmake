@@ -41,8 +41,14 @@ prowl_cli_test(train_er_app_has_no_bump_mode EXIT 2
   STDERR "er-app has no walls to bump into: its mode is vision"
   COMMAND ${prowl} train --env er-app --mode bump --episodes 16 -o ${learned_work}/none.policy)
 prowl_cli_test(eval_needs_a_policy EXIT 2
-  STDERR "--policy is required"
+  STDERR "prowl eval: --policy FILE is required \\(or --ablation, which trains its own\\)"
   COMMAND ${prowl} eval --env maze6)
+prowl_cli_test(eval_ablation_trains_each_history_summary EXIT 0
+  STDOUT "  qtable [^\n]*\n  node-nonAR 0\\.[0-9]+ [^\n]*trained 2 updates of 16\\)\n  pool-nonAR 0\\.[0-9]+ [^\n]*\n  graph-nonAR 0\\.[0-9]+ [^\n]*\n$"
+  COMMAND ${prowl} eval --env maze6 --ablation --episodes 32 --graphs 5 --seeds 1)
+prowl_cli_test(eval_ablation_takes_no_policy EXIT 2
+  STDERR "--policy excludes --ablation"
+  COMMAND ${prowl} eval --env maze6 --ablation --policy ${learned_work}/maze.policy)
 
 # --strategy learned: a policy trained on er-app explores the demo's service and a run_main
 # program; bad policies and flags are usage errors (exit 2).
@@ -76,7 +82,7 @@ prowl_cli_test(learned_strategy_names_a_missing_policy_file EXIT 2
 prowl_cli_test(train_writes_a_graph_policy EXIT 0
   STDOUT "prowl train: er-app \\(vision\\), 2 updates of 16 episodes, seed 5\n.*policy written to "
   FILE ${learned_work}/graph.policy
-  FILE_MATCHES "^prowl-policy 1\nsizes=58,32,1\nactivation=tanh\nkind=graph-policy\nfeatures=moves-v2\nnode_features=nodes-v1\nenv=er-app\nmode=vision\nhidden=16\nrounds=3\nreadout=16\nseed=5\n.*\nvector encoder [0-9]+\n"
+  FILE_MATCHES "^prowl-policy 1\nsizes=58,32,1\nactivation=tanh\nkind=graph-policy\nfeatures=moves-v2\nnode_features=nodes-v1\nenv=er-app\nmode=vision\nhidden=16\nrounds=3\nreadout=16\nsummary=graph\nseed=5\n.*\nvector encoder [0-9]+\n"
   COMMAND ${prowl} train --env er-app --network graph --episodes 32 --seed 5 -o ${learned_work}/graph.policy)
 prowl_cli_test(eval_measures_a_graph_policy EXIT 0
   STDOUT "  policy   0\\.[0-9]+ ± 0\\.[0-9]+  \\(5 episodes, greedy: one per graph\\)\n"

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -25,11 +26,20 @@ GraphInput memory_graph(const View& view);
 
 class GraphPolicy {
  public:
+  // What the head sees of the whole memory beside the two nodes' embeddings (the paper's
+  // ablation, Tables 5-6, without its autoregressive LSTM): the attention readout (graph), the
+  // mean of the node embeddings (pool), or nothing (node).
+  enum class Summary { kGraph, kPool, kNode };
   struct Shape {
     int hidden = 16;  // node embeddings
     int rounds = 3;   // message-passing rounds (the paper: 5)
     int readout = 16;
     int head = 32;  // the head's hidden layer
+    Summary summary = Summary::kGraph;
+    // The summary's width: readout, hidden or 0.
+    int summary_size() const {
+      return summary == Summary::kGraph ? readout : summary == Summary::kPool ? hidden : 0;
+    }
   };
   GraphPolicy(Shape shape, std::uint64_t seed, double learning_rate);
 
@@ -74,5 +84,9 @@ class GraphPolicy {
 };
 
 void add(GraphPolicy::Gradient& into, const GraphPolicy::Gradient& from);
+
+// "graph", "pool", "node"; and back (nullopt for another name).
+std::string_view summary_name(GraphPolicy::Summary summary);
+std::optional<GraphPolicy::Summary> parse_summary(std::string_view name);
 
 }  // namespace prowl::learn

@@ -192,12 +192,14 @@ double weighted_scores(const GraphPolicy& policy, const Env& env, const Eigen::V
   return dz.dot(p.array().log().matrix());
 }
 
-TEST(GraphPolicy, ItsEncoderGradientMatchesFiniteDifferences) {
+class GraphPolicySummary : public ::testing::TestWithParam<GraphPolicy::Summary> {};
+
+TEST_P(GraphPolicySummary, ItsEncoderGradientMatchesFiniteDifferences) {
   auto maze = make_maze6(Mode::kVision);
   maze->reset(4);
   for (int i = 0; i < 6 && !maze->done(); ++i) maze->step(0);  // a memory of a few nodes
   ASSERT_GE(maze->moves().size(), 1u);
-  GraphPolicy policy({6, 2, 5, 8}, 3, 0.01);
+  GraphPolicy policy({6, 2, 5, 8, GetParam()}, 3, 0.01);
   const GraphPolicy::Record record = policy.observe(*maze);
   Eigen::VectorXd dz = Eigen::VectorXd::LinSpaced(record.probabilities.size(), -1, 1);
   dz.array() -= dz.mean();  // Σ dz = 0
@@ -215,6 +217,12 @@ TEST(GraphPolicy, ItsEncoderGradientMatchesFiniteDifferences) {
     EXPECT_NEAR(g.encoder[i], (up - down) / 2e-6, 1e-6) << "parameter " << i;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(GraphPoolAndNode, GraphPolicySummary,
+                         ::testing::Values(GraphPolicy::Summary::kGraph,
+                                           GraphPolicy::Summary::kPool,
+                                           GraphPolicy::Summary::kNode),
+                         [](const auto& info) { return std::string(summary_name(info.param)); });
 
 TEST(GraphPolicy, LearnsTheChainAndTrainsTheSameWeightsOnOneOrTwoThreads) {
   Tree chain({{0, 1}, {1, 2}, {2, 3}, {3, 4}}, 4);
@@ -291,8 +299,13 @@ TEST(GraphPolicy, ItsPolicyFileIsCheckedAgainstItsShape) {
             "g.policy: a graph policy needs hidden=, rounds= and readout= (1 to 4096) and a head "
             "of one hidden layer: train it again with prowl train");
   EXPECT_EQ(error([&](PolicyFile& f) { set(f, "hidden", "7"); }),
-            "g.policy: the graph policy's head takes 27 inputs, not 29 (the move features and "
-            "hidden=, hidden= and readout= wide embeddings)");
+            "g.policy: the graph policy's head takes 27 inputs, not 29 (the move features, two "
+            "hidden= wide embeddings and its summary)");
+  EXPECT_EQ(error([&](PolicyFile& f) { set(f, "summary", "lstm"); }),
+            "g.policy: unknown summary=lstm; a graph policy's summary is graph, pool or node");
+  EXPECT_EQ(error([&](PolicyFile& f) { set(f, "summary", "pool"); }),
+            "g.policy: the graph policy's head takes 27 inputs, not 28 (the move features, two "
+            "hidden= wide embeddings and its summary)");
   EXPECT_EQ(error([](PolicyFile& f) { f.vectors[0].second.conservativeResize(3); }),
             "g.policy: a graph policy ends with 'vector encoder " +
                 std::to_string(policy.encoder().parameters().size()) +
