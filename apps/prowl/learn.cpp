@@ -111,6 +111,11 @@ int train_command(int argc, char** argv) {
               << ": train for at least one episode (16 make one update)\n";
     return kExitUsage;
   }
+  if (app.count("--summary") > 0 && (network != "graph" || !from.empty())) {
+    std::cerr << "prowl train: --summary is for a new graph policy: give --network graph, and no "
+                 "--from (a policy file keeps its own summary)\n";
+    return kExitUsage;
+  }
   std::unique_ptr<learn::Env> env = env_of(env_flags, "prowl train");
   if (!env) return kExitUsage;
   learn::TrainRun run;
@@ -151,14 +156,18 @@ int eval_command(int argc, char** argv) {
   long episodes = 4800;
   std::uint64_t train_seed = 1;
   auto* policy_option = app.add_option("--policy", policy_path, "a policy file prowl train wrote");
-  app.add_flag("--ablation", ablation,
-               "instead of a policy file: train the graph policy with each history summary "
-               "(node, pool, graph; non-autoregressive) and measure each (the paper's Tables 5-6)")
-      ->excludes(policy_option);
+  auto* ablation_flag =
+      app.add_flag(
+             "--ablation", ablation,
+             "instead of a policy file: train the graph policy with each history summary "
+             "(node, pool, graph; non-autoregressive) and measure each (the paper's Tables 5-6)")
+          ->excludes(policy_option);
   app.add_option("--episodes", episodes, "--ablation: training episodes of each (default 4800)")
-      ->check(CLI::Range(1L, 1'000'000'000L));
+      ->check(CLI::Range(1L, 1'000'000'000L))
+      ->needs(ablation_flag);
   app.add_option("--train-seed", train_seed, "--ablation: the training seed (default 1)")
-      ->check(CLI::Range(std::uint64_t{0}, learn::kMaxTrainingSeed));
+      ->check(CLI::Range(std::uint64_t{0}, learn::kMaxTrainingSeed))
+      ->needs(ablation_flag);
   app.add_option("--graphs", graphs, "held-out graphs (default 100)")->check(CLI::Range(1, 100000));
   app.add_option("--seeds", seeds, "runs per graph of each baseline (default 5)")
       ->check(CLI::Range(1, 1000));
@@ -174,7 +183,6 @@ int eval_command(int argc, char** argv) {
   }
   std::unique_ptr<learn::Env> env = env_of(env_flags, "prowl eval");
   if (!env) return kExitUsage;
-  install_interrupt_handlers();
   Result<learn::AnyPolicy> policy =
       ablation ? Result<learn::AnyPolicy>(learn::AnyPolicy(learn::MovePolicy({}, 1, 0.05)))
                : load_policy(policy_path, *env);
@@ -207,6 +215,9 @@ int eval_command(int argc, char** argv) {
     measure("policy", *policy, ", greedy: one per graph");
     return kExitOk;
   }
+  // Measuring ends at a signal, as any program does; training (--ablation) stops between updates
+  // and exits 128 + the signal.
+  install_interrupt_handlers();
   for (learn::GraphPolicy::Summary summary :
        {learn::GraphPolicy::Summary::kNode, learn::GraphPolicy::Summary::kPool,
         learn::GraphPolicy::Summary::kGraph}) {
@@ -222,6 +233,7 @@ int eval_command(int argc, char** argv) {
     if (interrupts() > 0) return interrupt_exit_code();
     measure(std::string(learn::summary_name(summary)) + "-nonAR", learn::AnyPolicy(trained),
             fmt::format(", greedy; trained {} updates of {}", options.updates, options.envs));
+    if (interrupts() > 0) return interrupt_exit_code();
   }
   return kExitOk;
 }

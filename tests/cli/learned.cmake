@@ -128,3 +128,9 @@ if(DEFINED counters)
   set_tests_properties(cli.counters_explores_all_states_with_the_learned_strategy PROPERTIES
     DEPENDS cli.train_er_app_for_models)
 endif()
+prowl_cli_test(train_summary_is_for_a_new_graph_policy EXIT 2
+  STDERR "prowl train: --summary is for a new graph policy: give --network graph, and no --from"
+  COMMAND ${prowl} train --env maze6 --episodes 16 --summary pool -o ${learned_work}/none.policy)
+prowl_cli_test(eval_episodes_needs_the_ablation EXIT 2
+  STDERR "--episodes requires --ablation"
+  COMMAND ${prowl} eval --env maze6 --policy ${learned_work}/maze.policy --episodes 32)

@@ -66,7 +66,7 @@ TEST(A2c, AShortTrainingCoversMoreOfUnseenMazesThanRandomMoves) {
   MovePolicy linear({}, 1, 0.05);
   GraphPolicy graph({8, 2, 8, 16}, 1, 0.01);
   A2cOptions options;
-  options.updates = 40;
+  options.updates = 100;  // at 40, 2 seeds of 24 stay near random; at 100 seeds 1-12 reach 0.65+
   options.threads = 2;
   train_a2c(*maze, linear, options);
   options.updates = 20;
