@@ -1,5 +1,6 @@
 #include "prowl/learn/a2c.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <functional>
 #include <utility>
@@ -126,6 +127,17 @@ std::string policy_header(const PolicyFile& file, std::string_view key) {
     if (k == key) return v;
   }
   return "";
+}
+
+std::optional<int> policy_header_int(const PolicyFile& file, std::string_view key, int min,
+                                     int max) {
+  const std::string text = policy_header(file, key);
+  int value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || value < min || value > max) {
+    return std::nullopt;
+  }
+  return value;
 }
 
 namespace {

@@ -1,6 +1,5 @@
 #include "prowl/learn/graph_policy.hpp"
 
-#include <charconv>
 #include <cmath>
 
 #include "prowl/core/status.hpp"
@@ -138,20 +137,6 @@ PolicyFile to_policy_file(const GraphPolicy& policy, const Env& env,
   return file;
 }
 
-namespace {
-
-// A header value as a whole number in [1, 4096], or -1.
-int shape_value(const PolicyFile& file, std::string_view key) {
-  const std::string text = policy_header(file, key);
-  int value = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return ec == std::errc() && ptr == text.data() + text.size() && value >= 1 && value <= 4096
-             ? value
-             : -1;
-}
-
-}  // namespace
-
 Result<GraphPolicy> graph_policy_of(const PolicyFile& file, const std::string& source) {
   if (const std::string nodes = policy_header(file, "node_features"); nodes != kNodeFeatureSet) {
     return Status::invalid(source + ": the graph policy reads node features " +
@@ -159,9 +144,9 @@ Result<GraphPolicy> graph_policy_of(const PolicyFile& file, const std::string& s
                            std::string(kNodeFeatureSet) + ": train it again with this prowl");
   }
   GraphPolicy::Shape shape;
-  shape.hidden = shape_value(file, "hidden");
-  shape.rounds = shape_value(file, "rounds");
-  shape.readout = shape_value(file, "readout");
+  shape.hidden = policy_header_int(file, "hidden", 1, 4096).value_or(-1);
+  shape.rounds = policy_header_int(file, "rounds", 1, 4096).value_or(-1);
+  shape.readout = policy_header_int(file, "readout", 1, 4096).value_or(-1);
   const std::vector<int>& s = file.network.sizes();
   if (shape.hidden < 0 || shape.rounds < 0 || shape.readout < 0 || s.size() != 3) {
     return Status::invalid(source +

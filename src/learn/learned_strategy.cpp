@@ -349,12 +349,9 @@ Made make_learned(const StrategyInput& in) {
   Result<AnyPolicy> policy = policy_for_models(*file, path);
   if (!policy) return policy.status();
   // A policy trained on a model counts its budget as it did in training, unless told otherwise.
-  const std::string trained = policy_header(*file, "budget");
-  int budget = 0;
-  const auto [end, ec] = std::from_chars(trained.data(), trained.data() + trained.size(), budget);
-  if (!budget_given && ec == std::errc() && end == trained.data() + trained.size() && budget > 0) {
-    options.budget = budget;
-  }
+  const std::optional<int> trained =
+      policy_header_int(*file, "budget", 1, std::numeric_limits<int>::max());
+  if (!budget_given && trained) options.budget = *trained;
   return std::unique_ptr<Strategy>(std::make_unique<LearnedStrategy>(std::move(*policy), options));
 }
 

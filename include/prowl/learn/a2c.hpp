@@ -114,6 +114,9 @@ Result<AnyPolicy> policy_from_file(const PolicyFile& file, const Env& env,
                                    const std::string& source);
 // The value of the header line `key` of a policy file, or "" when it has none.
 std::string policy_header(const PolicyFile& file, std::string_view key);
+// The value of the header line `key` as a whole number in [min, max], or nullopt.
+std::optional<int> policy_header_int(const PolicyFile& file, std::string_view key, int min,
+                                     int max);
 
 // exp(z) / Σ exp(z), computed without overflow.
 Eigen::VectorXd softmax(const Eigen::VectorXd& z);
