@@ -8,9 +8,11 @@
 //
 // usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] [--seeds S]
 //                      [--seed FIRST] [--updates U] [--rounds R] [--ablation 0|1]
-// --ablation 1 adds the history summaries of the paper's Tables 5-6 (non-autoregressive): the
-// graph policy with the node's embedding only (node-nonAR), the mean of the node embeddings
-// (pool-nonAR), and the attention readout (graph-nonAR, the `learned` row again).
+// --ablation 1 adds the history summaries of the paper's Tables 5-6: the graph policy with the
+// node's embedding only (node-nonAR), the mean of the node embeddings (pool-nonAR), and the
+// attention readout (graph-nonAR, the `learned` row again); and each with an LSTM over the steps'
+// summaries feeding the head instead (node-AR, pool-AR, graph-AR), with the DIFF lines of the
+// order Table 5 reports.
 // `learned` is the graph policy (prowl/learn/graph_policy.hpp, R message-passing rounds, default
 // 3), trained the same way as `linear`.
 // `qtable` is tabular Q-learning trained on each held-out graph itself (200 episodes), the paper's
@@ -62,9 +64,10 @@ const Paper kPaper[] = {
     {"er-app", "learned_finetuned", "0.68 fine-tuned (paper, real apps)"},
     {"maze6", "node-nonAR", "0.3363 (Table 5, 1-layer features), 0.3409 (Table 6, 2-layer)"},
     {"maze6", "pool-nonAR", "0.4151 (Table 5), 0.5217 (Table 6)"},
-    {"maze6", "graph-nonAR",
-     "0.6634 (Table 5), 0.6780 (Table 6); autoregressive: node 0.6603 / "
-     "0.7063, pool 0.6671 / 0.7074, graph 0.7160 / 0.7340 (not built)"},
+    {"maze6", "graph-nonAR", "0.6634 (Table 5), 0.6780 (Table 6)"},
+    {"maze6", "node-AR", "0.6603 (Table 5), 0.7063 (Table 6)"},
+    {"maze6", "pool-AR", "0.6671 (Table 5), 0.7074 (Table 6)"},
+    {"maze6", "graph-AR", "0.7160 (Table 5), 0.7340 (Table 6)"},
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -207,26 +210,39 @@ int main(int argc, char** argv) {
       const std::pair<const char*, const char*> pairs[] = {
           {"learned", "randdfs"},           {"learned", "greedy"}, {"learned", "qtable"},
           {"learned_finetuned", "learned"}, {"linear", "randdfs"}, {"linear_finetuned", "linear"}};
-      for (const auto& [a, b] : pairs) {
+      const auto print_difference = [&](const char* a, const char* b) {
         const prowl::learn::Score d = prowl::learn::difference(means[a], means[b]);
         fmt::print("DIFF env={} mode={} a={} b={} difference={:+.4f} ci={:.4f} above_zero={}\n",
                    name, mode_text, a, b, d.mean, d.half_width,
                    d.mean - d.half_width > 0 ? "yes" : "no");
-      }
+      };
+      for (const auto& [a, b] : pairs) print_difference(a, b);
       if (ablation == 0) continue;
       using Summary = prowl::learn::GraphPolicy::Summary;
-      for (Summary summary : {Summary::kNode, Summary::kPool}) {
-        prowl::learn::GraphPolicy variant({16, static_cast<int>(rounds), 16, 32, summary}, 1, 0.01);
-        prowl::learn::train_a2c(**env, variant, options);
-        const prowl::learn::Runner greedy = [&variant](Env& e, std::uint64_t) {
-          return prowl::learn::run_policy(e, variant);
-        };
-        print(std::string(prowl::learn::summary_name(summary)) + "-nonAR",
-              prowl::learn::graph_means(**env, greedy, static_cast<int>(graphs), 1,
-                                        static_cast<std::uint64_t>(first)),
-              1, fmt::format(" trained={}x{}", options.updates, options.envs));
+      for (const bool history : {false, true}) {
+        for (Summary summary : {Summary::kNode, Summary::kPool, Summary::kGraph}) {
+          const std::string row =
+              std::string(prowl::learn::summary_name(summary)) + (history ? "-AR" : "-nonAR");
+          if (!history && summary == Summary::kGraph) {
+            print(row, means["learned"], 1, " (the learned row)");
+            continue;
+          }
+          prowl::learn::GraphPolicy variant(
+              {16, static_cast<int>(rounds), 16, 32, summary, history}, 1, 0.01);
+          prowl::learn::train_a2c(**env, variant, options);
+          const prowl::learn::Runner greedy = [&variant](Env& e, std::uint64_t) {
+            return prowl::learn::run_policy(e, variant);
+          };
+          print(row,
+                prowl::learn::graph_means(**env, greedy, static_cast<int>(graphs), 1,
+                                          static_cast<std::uint64_t>(first)),
+                1, fmt::format(" trained={}x{}", options.updates, options.envs));
+        }
       }
-      print("graph-nonAR", means["learned"], 1, " (the learned row)");
+      // The order Table 5 reports: graph-AR > graph-nonAR > pool-nonAR > node-nonAR.
+      print_difference("graph-AR", "graph-nonAR");
+      print_difference("graph-nonAR", "pool-nonAR");
+      print_difference("pool-nonAR", "node-nonAR");
     }
   }
   return 0;

@@ -96,6 +96,11 @@ int train_command(int argc, char** argv) {
                  "--network graph: what the head sees of the whole memory: graph (the attention "
                  "readout, default), pool (the mean node embedding) or node (nothing)")
       ->check(CLI::IsMember({"graph", "pool", "node"}));
+  std::string history = "none";
+  app.add_option("--history", history,
+                 "--network graph: none (default), or lstm: an LSTM over the steps' summaries "
+                 "(the paper's autoregressive encoder) feeds the head instead")
+      ->check(CLI::IsMember({"none", "lstm"}));
   std::string from;
   app.add_option("--from", from,
                  "go on training this policy file (fine-tuning; its network's sizes are kept, "
@@ -111,10 +116,13 @@ int train_command(int argc, char** argv) {
               << ": train for at least one episode (16 make one update)\n";
     return kExitUsage;
   }
-  if (app.count("--summary") > 0 && (network != "graph" || !from.empty())) {
-    std::cerr << "prowl train: --summary is for a new graph policy: give --network graph, and no "
-                 "--from (a policy file keeps its own summary)\n";
-    return kExitUsage;
+  for (const char* flag : {"--summary", "--history"}) {
+    if (app.count(flag) > 0 && (network != "graph" || !from.empty())) {
+      std::cerr << "prowl train: " << flag
+                << " is for a new graph policy: give --network graph, and no --from (a policy "
+                   "file keeps its own)\n";
+      return kExitUsage;
+    }
   }
   std::unique_ptr<learn::Env> env = env_of(env_flags, "prowl train");
   if (!env) return kExitUsage;
@@ -126,6 +134,7 @@ int train_command(int argc, char** argv) {
   run.hidden = hidden;
   run.graph = network == "graph";
   run.summary = *learn::parse_summary(summary);
+  run.history = history == "lstm";
   run.threads = threads;
   run.output = out;
   if (!from.empty()) {
@@ -157,10 +166,10 @@ int eval_command(int argc, char** argv) {
   std::uint64_t train_seed = 1;
   auto* policy_option = app.add_option("--policy", policy_path, "a policy file prowl train wrote");
   auto* ablation_flag =
-      app.add_flag(
-             "--ablation", ablation,
-             "instead of a policy file: train the graph policy with each history summary "
-             "(node, pool, graph; non-autoregressive) and measure each (the paper's Tables 5-6)")
+      app.add_flag("--ablation", ablation,
+                   "instead of a policy file: train the graph policy with each history summary "
+                   "(node, pool, graph; without and with the LSTM) and measure each (the paper's "
+                   "Tables 5-6)")
           ->excludes(policy_option);
   app.add_option("--episodes", episodes, "--ablation: training episodes of each (default 4800)")
       ->check(CLI::Range(1L, 1'000'000'000L))
@@ -218,22 +227,26 @@ int eval_command(int argc, char** argv) {
   // Measuring ends at a signal, as any program does; training (--ablation) stops between updates
   // and exits 128 + the signal.
   install_interrupt_handlers();
-  for (learn::GraphPolicy::Summary summary :
-       {learn::GraphPolicy::Summary::kNode, learn::GraphPolicy::Summary::kPool,
-        learn::GraphPolicy::Summary::kGraph}) {
-    learn::GraphPolicy::Shape shape;
-    shape.summary = summary;
-    learn::GraphPolicy trained(shape, train_seed, 0.01);
-    learn::A2cOptions options;
-    options.seed = train_seed;
-    options.threads = 2;
-    options.updates = static_cast<int>((episodes + options.envs - 1) / options.envs);
-    learn::train_a2c(*env, trained, options,
-                     [](const learn::CurvePoint&) { return interrupts() == 0; });
-    if (interrupts() > 0) return interrupt_exit_code();
-    measure(std::string(learn::summary_name(summary)) + "-nonAR", learn::AnyPolicy(trained),
-            fmt::format(", greedy; trained {} updates of {}", options.updates, options.envs));
-    if (interrupts() > 0) return interrupt_exit_code();
+  for (const bool history : {false, true}) {
+    for (learn::GraphPolicy::Summary summary :
+         {learn::GraphPolicy::Summary::kNode, learn::GraphPolicy::Summary::kPool,
+          learn::GraphPolicy::Summary::kGraph}) {
+      learn::GraphPolicy::Shape shape;
+      shape.summary = summary;
+      shape.history = history;
+      learn::GraphPolicy trained(shape, train_seed, 0.01);
+      learn::A2cOptions options;
+      options.seed = train_seed;
+      options.threads = 2;
+      options.updates = static_cast<int>((episodes + options.envs - 1) / options.envs);
+      learn::train_a2c(*env, trained, options,
+                       [](const learn::CurvePoint&) { return interrupts() == 0; });
+      if (interrupts() > 0) return interrupt_exit_code();
+      measure(std::string(learn::summary_name(summary)) + (history ? "-AR" : "-nonAR"),
+              learn::AnyPolicy(trained),
+              fmt::format(", greedy; trained {} updates of {}", options.updates, options.envs));
+      if (interrupts() > 0) return interrupt_exit_code();
+    }
   }
   return kExitOk;
 }

@@ -75,7 +75,7 @@ double MovePolicy::value(const View& view) const {
   return critic_.forward(state_features(view))[0];
 }
 
-MovePolicy::Record MovePolicy::observe(const View& view) const {
+MovePolicy::Record MovePolicy::observe(const View& view, const Carry&) const {
   Record r;
   r.moves = move_features(view);
   r.probabilities = softmax(scores(r.moves));

@@ -1,5 +1,6 @@
 // The synchronous A2C loop shared by MovePolicy and GraphPolicy (prowl/learn/a2c.hpp). A Policy
-// has Record observe(const Env&) const (with .probabilities), actor_gradient(record, dz, Grad&),
+// has a Carry, Record observe(const View&, const Carry&) const (with .probabilities and .carry),
+// actor_gradient(record, dz, Grad&, Carry& d_carry) (decisions last first),
 // apply(const Grad&, double scale) and critic(); add(Grad&, const Grad&) sums two gradients.
 #pragma once
 
@@ -44,9 +45,11 @@ Episode<Grad> play(Env& env, const Policy& policy, std::uint64_t graph, Rng rng,
   };
   std::vector<Step> steps;
   env.reset(graph);
+  typename Policy::Carry carry{};
   while (!env.done() && !env.moves().empty()) {
     Step s;
-    s.record = policy.observe(env);
+    s.record = policy.observe(env, carry);
+    carry = s.record.carry;
     const Eigen::VectorXd& p = s.record.probabilities;
     double u = rng.unit();
     s.action = static_cast<std::size_t>(p.size() - 1);
@@ -65,14 +68,16 @@ Episode<Grad> play(Env& env, const Policy& policy, std::uint64_t graph, Rng rng,
   e.coverage = env.coverage();
   e.steps = steps.size();
   // Returns, advantages and the gradients of the actor's and the critic's losses.
+  // Last decision first, so that a recurrent policy's gradient flows back through its carry.
   double to_come = 0;
+  typename Policy::Carry d_carry{};
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
     to_come = it->reward + options.gamma * to_come;
     const double advantage = to_come - it->value;
     policy.actor_gradient(
         it->record,
         actor_loss_gradient(it->record.probabilities, it->action, advantage, options.entropy),
-        e.actor);
+        e.actor, d_carry);
     add_gradients(e.critic, policy.critic().gradient(
                                 it->state, Eigen::VectorXd::Constant(1, it->value - to_come)));
   }

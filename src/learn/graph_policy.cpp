@@ -30,13 +30,15 @@ GraphInput memory_graph(const View& view) {
 GraphPolicy::GraphPolicy(Shape shape, std::uint64_t seed, double learning_rate)
     : shape_(shape),
       encoder_({kNodeFeatures, shape.hidden, 2, shape.rounds, shape.readout}, seed),
+      lstm_(shape.history ? shape.step_size() : 1, shape.history ? shape.lstm : 1, seed + 3),
       head_({kMoveFeatures + 2 * shape.hidden + shape.summary_size(), shape.head, 1},
             Activation::kTanh, seed + 1, MlpOptions{learning_rate, Optimizer::kAdam, 1.0}),
       critic_({kStateFeatures, shape.head, 1}, Activation::kTanh, seed + 2,
               MlpOptions{learning_rate, Optimizer::kAdam, 1.0}),
-      encoder_adam_(encoder_.parameters().size(), learning_rate) {}
+      encoder_adam_(encoder_.parameters().size(), learning_rate),
+      lstm_adam_(lstm_.parameters().size(), learning_rate) {}
 
-GraphPolicy::Record GraphPolicy::observe(const View& view) const {
+GraphPolicy::Record GraphPolicy::observe(const View& view, const Carry& carry) const {
   PROWL_CHECK(!view.moves->empty(), "GraphPolicy: a state with moves");
   Record r;
   r.graph = memory_graph(view);
@@ -44,10 +46,17 @@ GraphPolicy::Record GraphPolicy::observe(const View& view) const {
   const Ggnn::Output out = encoder_.forward(r.graph);
   const std::vector<Eigen::VectorXd> moves = move_features(view);
   const Eigen::Index d = shape_.hidden;
-  const Eigen::VectorXd summary = shape_.summary == Summary::kGraph ? out.readout
-                                  : shape_.summary == Summary::kPool
-                                      ? Eigen::VectorXd(out.nodes.rowwise().mean())
-                                      : Eigen::VectorXd();
+  Eigen::VectorXd summary = shape_.summary == Summary::kGraph ? out.readout
+                            : shape_.summary == Summary::kPool
+                                ? Eigen::VectorXd(out.nodes.rowwise().mean())
+                                : Eigen::VectorXd();
+  if (shape_.history) {
+    r.step = lstm_.forward(
+        shape_.summary == Summary::kNode ? Eigen::VectorXd(out.nodes.col(r.current)) : summary,
+        carry);
+    r.carry = r.step.out;
+    summary = r.carry.h;
+  }
   Eigen::VectorXd scores(static_cast<Eigen::Index>(moves.size()));
   for (std::size_t b = 0; b < moves.size(); ++b) {
     const int target = (*view.moves)[b].target;
@@ -69,11 +78,12 @@ std::size_t GraphPolicy::greedy(const View& view) const {
   return static_cast<std::size_t>(best);
 }
 
-void GraphPolicy::actor_gradient(const Record& record, const Eigen::VectorXd& dz,
-                                 Gradient& into) const {
+void GraphPolicy::actor_gradient(const Record& record, const Eigen::VectorXd& dz, Gradient& into,
+                                 Carry& d_carry) const {
   const Eigen::Index d = shape_.hidden;
   Eigen::MatrixXd d_nodes = Eigen::MatrixXd::Zero(d, record.graph.features.cols());
   Eigen::VectorXd d_readout = Eigen::VectorXd::Zero(shape_.readout);
+  Eigen::VectorXd d_summary = Eigen::VectorXd::Zero(shape_.summary_size());
   for (std::size_t b = 0; b < record.inputs.size(); ++b) {
     Eigen::VectorXd d_input;
     add_gradients(
@@ -84,12 +94,20 @@ void GraphPolicy::actor_gradient(const Record& record, const Eigen::VectorXd& dz
     if (record.targets[b] >= 0) {
       d_nodes.col(record.targets[b]) += d_input.segment(kMoveFeatures + d, d);
     }
-    if (shape_.summary == Summary::kGraph) {
-      d_readout += d_input.tail(shape_.readout);
-    } else if (shape_.summary == Summary::kPool) {
-      // The mean of n columns: each gets 1/n of the summary's gradient.
-      d_nodes.colwise() += d_input.tail(d) / static_cast<double>(d_nodes.cols());
-    }
+    d_summary += d_input.tail(shape_.summary_size());
+  }
+  if (shape_.history) {
+    // This step's h is read by its moves and carried to the next step.
+    d_carry.h = d_carry.h.size() == 0 ? d_summary : Eigen::VectorXd(d_carry.h + d_summary);
+    d_summary = lstm_.backward(record.step, d_carry, into.lstm);
+  }
+  if (shape_.summary == Summary::kGraph) {
+    d_readout += d_summary;
+  } else if (shape_.summary == Summary::kPool) {
+    // The mean of n columns: each gets 1/n of the summary's gradient.
+    d_nodes.colwise() += d_summary / static_cast<double>(d_nodes.cols());
+  } else if (shape_.history) {
+    d_nodes.col(record.current) += d_summary;  // the LSTM read the current node's embedding
   }
   const Eigen::VectorXd g = encoder_.gradient(record.graph, d_nodes, d_readout);
   if (into.encoder.size() == 0) {
@@ -109,14 +127,17 @@ void GraphPolicy::apply(const Gradient& gradient, double scale) {
   if (gradient.encoder.size() > 0) {
     encoder_adam_.step(encoder_.parameters(), scale * gradient.encoder, 1.0);
   }
+  if (gradient.lstm.size() > 0) lstm_adam_.step(lstm_.parameters(), scale * gradient.lstm, 1.0);
 }
 
-void GraphPolicy::load(Mlp head, const Eigen::VectorXd& encoder) {
-  PROWL_CHECK(head.sizes() == head_.sizes() && encoder.size() == encoder_.parameters().size(),
+void GraphPolicy::load(Mlp head, const Eigen::VectorXd& encoder, const Eigen::VectorXd& lstm) {
+  PROWL_CHECK(head.sizes() == head_.sizes() && encoder.size() == encoder_.parameters().size() &&
+                  lstm.size() == (shape_.history ? lstm_.parameters().size() : 0),
               "GraphPolicy::load: the sizes of this policy");
   head.set_options(head_.options());
   head_ = std::move(head);
   encoder_.parameters() = encoder;
+  if (shape_.history) lstm_.parameters() = lstm;
 }
 
 PolicyFile to_policy_file(const GraphPolicy& policy, const Env& env,
@@ -130,9 +151,14 @@ PolicyFile to_policy_file(const GraphPolicy& policy, const Env& env,
                    {"hidden", std::to_string(shape.hidden)},
                    {"rounds", std::to_string(shape.rounds)},
                    {"readout", std::to_string(shape.readout)},
-                   {"summary", std::string(summary_name(shape.summary))}},
+                   {"summary", std::string(summary_name(shape.summary))},
+                   {"history", shape.history ? "lstm" : "none"}},
                   policy.head(),
                   {{"encoder", policy.encoder().parameters()}}};
+  if (shape.history) {
+    file.header.emplace_back("lstm", std::to_string(shape.lstm));
+    file.vectors.emplace_back("lstm", policy.lstm().parameters());
+  }
   file.header.insert(file.header.end(), extra.begin(), extra.end());
   return file;
 }
@@ -162,6 +188,20 @@ Result<GraphPolicy> graph_policy_of(const PolicyFile& file, const std::string& s
                            "; a graph policy's summary is graph, pool or node");
   }
   shape.summary = *kind;
+  const std::string history = policy_header(file, "history");
+  if (history != "" && history != "none" && history != "lstm") {
+    return Status::invalid(source + ": unknown history=" + history +
+                           "; a graph policy's history is none or lstm");
+  }
+  shape.history = history == "lstm";
+  if (shape.history) {
+    shape.lstm = policy_header_int(file, "lstm", 1, 4096).value_or(-1);
+    if (shape.lstm < 0) {
+      return Status::invalid(source +
+                             ": a graph policy with history=lstm needs lstm= (1 to 4096): train "
+                             "it again with prowl train");
+    }
+  }
   const int inputs = kMoveFeatures + 2 * shape.hidden + shape.summary_size();
   if (s.front() != inputs || s.back() != 1) {
     return Status::invalid(source + ": the graph policy's head takes " + std::to_string(s.front()) +
@@ -171,13 +211,20 @@ Result<GraphPolicy> graph_policy_of(const PolicyFile& file, const std::string& s
   // Checked before anything of that shape is built: the file's numbers bound what is allocated.
   const Eigen::Index expected =
       Ggnn::parameter_count({kNodeFeatures, shape.hidden, 2, shape.rounds, shape.readout});
-  if (file.vectors.size() != 1 || file.vectors[0].first != "encoder" ||
-      file.vectors[0].second.size() != expected) {
-    return Status::invalid(source + ": a graph policy ends with 'vector encoder " +
-                           std::to_string(expected) + "' for its shape, and nothing else");
+  const Eigen::Index lstm =
+      shape.history ? Lstm::parameter_count(shape.step_size(), shape.lstm) : 0;
+  if (file.vectors.size() != (shape.history ? 2u : 1u) || file.vectors[0].first != "encoder" ||
+      file.vectors[0].second.size() != expected ||
+      (shape.history &&
+       (file.vectors[1].first != "lstm" || file.vectors[1].second.size() != lstm))) {
+    return Status::invalid(
+        source + ": a graph policy ends with 'vector encoder " + std::to_string(expected) + "'" +
+        (shape.history ? " and 'vector lstm " + std::to_string(lstm) + "'" : "") +
+        " for its shape, and nothing else");
   }
   GraphPolicy policy(shape, 1, 0.01);
-  policy.load(file.network, file.vectors[0].second);
+  policy.load(file.network, file.vectors[0].second,
+              shape.history ? file.vectors[1].second : Eigen::VectorXd());
   return policy;
 }
 
@@ -203,11 +250,13 @@ std::optional<GraphPolicy::Summary> parse_summary(std::string_view name) {
 
 void add(GraphPolicy::Gradient& into, const GraphPolicy::Gradient& from) {
   if (!from.head.empty()) add_gradients(into.head, from.head);
-  if (from.encoder.size() == 0) return;
-  if (into.encoder.size() == 0) {
-    into.encoder = from.encoder;
-  } else {
-    into.encoder += from.encoder;
+  for (auto [to, part] : {std::pair{&into.encoder, &from.encoder}, {&into.lstm, &from.lstm}}) {
+    if (part->size() == 0) continue;
+    if (to->size() == 0) {
+      *to = *part;
+    } else {
+      *to += *part;
+    }
   }
 }
 

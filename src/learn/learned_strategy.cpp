@@ -99,13 +99,16 @@ void LearnedStrategy::build_window() {
   }
 }
 
-Eigen::VectorXd LearnedStrategy::scores(const View& view, const std::vector<int>& distance) const {
+Eigen::VectorXd LearnedStrategy::scores(const View& view, const std::vector<int>& distance,
+                                        GraphPolicy::Carry& next) const {
   if (const auto* move = std::get_if<MovePolicy>(&policy_)) {
     // All moves through the network at once: one matrix product instead of one pass a move.
     return move->scorer().forward_columns(move_feature_columns(view, distance)).row(0).transpose();
   }
   // Raw scores, not log-probabilities: jump pools several states' scores in one softmax.
-  return std::get<GraphPolicy>(policy_).observe(view).scores;
+  GraphPolicy::Record record = std::get<GraphPolicy>(policy_).observe(view, carry_);
+  next = std::move(record.carry);
+  return std::move(record.scores);
 }
 
 std::size_t LearnedStrategy::draw(const Eigen::VectorXd& scores) {
@@ -180,7 +183,9 @@ std::optional<Pair> LearnedStrategy::walk_pick() {
     }
     if (moves.empty() || k == options_.walk_moves) break;
     const View view(moves, memory_, steps_, options_.budget, 0);
-    const std::size_t pick = draw(scores(view, frontier_distance(memory_)));
+    GraphPolicy::Carry next;
+    const std::size_t pick = draw(scores(view, frontier_distance(memory_), next));
+    carry_ = std::move(next);  // every move of the walk is a decision
     if (pick < here.untried.size()) return take(current_, pick);
     // A move along a known pair or back: a step of the walk, as in training, and a try of its
     // label that found nothing new.
@@ -220,6 +225,8 @@ std::optional<Pair> LearnedStrategy::jump_pick() {
   std::vector<Move> moves;
   std::vector<Pair> pairs;  // by score: the state and the index of the pair in its untried ones
   std::vector<double> all;
+  std::vector<std::size_t> scored;  // by score: its state's carry in `carries`
+  std::vector<GraphPolicy::Carry> carries;
   Memory one;  // the state alone
   one.edges.resize(1);
   one.visits.resize(1);
@@ -234,15 +241,17 @@ std::optional<Pair> LearnedStrategy::jump_pick() {
     moves.clear();
     for (ActionId a : n.untried) moves.push_back(move_of(a, -1));
     const View view(moves, one, steps_, options_.budget, 0);
-    const Eigen::VectorXd z = scores(view, distance);
+    const Eigen::VectorXd z = scores(view, distance, carries.emplace_back());
     for (Eigen::Index b = 0; b < z.size(); ++b) {
       all.push_back(z[b]);
       pairs.push_back({s, static_cast<ActionId>(b)});
+      scored.push_back(carries.size() - 1);
     }
   }
-  const Pair chosen = pairs[draw(
-      Eigen::Map<const Eigen::VectorXd>(all.data(), static_cast<Eigen::Index>(all.size())))];
-  return take(chosen.state, chosen.action);
+  const std::size_t k =
+      draw(Eigen::Map<const Eigen::VectorXd>(all.data(), static_cast<Eigen::Index>(all.size())));
+  carry_ = std::move(carries[scored[k]]);  // the decision was taken at the chosen pair's state
+  return take(pairs[k].state, pairs[k].action);
 }
 
 std::optional<Pair> LearnedStrategy::pick(const Graph& /*graph*/) {

@@ -12,9 +12,11 @@ namespace prowl::learn {
 int run_training(Env& env, TrainRun run, std::ostream& out, std::ostream& err) {
   PROWL_CHECK(run.episodes >= 1, "run_training: at least one episode");
   // The learning rates of the figures: 0.05 for move policies, 0.01 for graph policies.
-  AnyPolicy policy = run.start   ? std::move(*run.start)
-                     : run.graph ? AnyPolicy(GraphPolicy({.summary = run.summary}, run.seed, 0.01))
-                                 : AnyPolicy(MovePolicy(run.hidden, run.seed, 0.05));
+  AnyPolicy policy =
+      run.start ? std::move(*run.start)
+      : run.graph
+          ? AnyPolicy(GraphPolicy({.summary = run.summary, .history = run.history}, run.seed, 0.01))
+          : AnyPolicy(MovePolicy(run.hidden, run.seed, 0.05));
   const double learning_rate = std::holds_alternative<GraphPolicy>(policy) ? 0.01 : 0.05;
   A2cOptions options;
   options.seed = run.seed;

@@ -44,7 +44,7 @@ prowl_cli_test(eval_needs_a_policy EXIT 2
   STDERR "prowl eval: --policy FILE is required \\(or --ablation, which trains its own\\)"
   COMMAND ${prowl} eval --env maze6)
 prowl_cli_test(eval_ablation_trains_each_history_summary EXIT 0
-  STDOUT "  qtable [^\n]*\n  node-nonAR 0\\.[0-9]+ [^\n]*trained 2 updates of 16\\)\n  pool-nonAR 0\\.[0-9]+ [^\n]*\n  graph-nonAR 0\\.[0-9]+ [^\n]*\n$"
+  STDOUT "  qtable [^\n]*\n  node-nonAR 0\\.[0-9]+ [^\n]*trained 2 updates of 16\\)\n  pool-nonAR 0\\.[0-9]+ [^\n]*\n  graph-nonAR 0\\.[0-9]+ [^\n]*\n  node-AR +0\\.[0-9]+ [^\n]*\n  pool-AR +0\\.[0-9]+ [^\n]*\n  graph-AR 0\\.[0-9]+ [^\n]*trained 2 updates of 16\\)\n$"
   COMMAND ${prowl} eval --env maze6 --ablation --episodes 32 --graphs 5 --seeds 1)
 prowl_cli_test(eval_ablation_takes_no_policy EXIT 2
   STDERR "--policy excludes --ablation"
@@ -82,7 +82,7 @@ prowl_cli_test(learned_strategy_names_a_missing_policy_file EXIT 2
 prowl_cli_test(train_writes_a_graph_policy EXIT 0
   STDOUT "prowl train: er-app \\(vision\\), 2 updates of 16 episodes, seed 5\n.*policy written to "
   FILE ${learned_work}/graph.policy
-  FILE_MATCHES "^prowl-policy 1\nsizes=58,32,1\nactivation=tanh\nkind=graph-policy\nfeatures=moves-v2\nnode_features=nodes-v1\nenv=er-app\nmode=vision\nhidden=16\nrounds=3\nreadout=16\nsummary=graph\nseed=5\n.*\nvector encoder [0-9]+\n"
+  FILE_MATCHES "^prowl-policy 1\nsizes=58,32,1\nactivation=tanh\nkind=graph-policy\nfeatures=moves-v2\nnode_features=nodes-v1\nenv=er-app\nmode=vision\nhidden=16\nrounds=3\nreadout=16\nsummary=graph\nhistory=none\nseed=5\n.*\nvector encoder [0-9]+\n"
   COMMAND ${prowl} train --env er-app --network graph --episodes 32 --seed 5 -o ${learned_work}/graph.policy)
 prowl_cli_test(eval_measures_a_graph_policy EXIT 0
   STDOUT "  policy   0\\.[0-9]+ ± 0\\.[0-9]+  \\(5 episodes, greedy: one per graph\\)\n"
@@ -92,6 +92,16 @@ prowl_cli_test(demo_walks_with_a_graph_policy EXIT 1
   COMMAND ${prowl} demo --strategy learned --policy ${learned_work}/graph.policy --walk --seed 3 --quiet)
 set_tests_properties(cli.eval_measures_a_graph_policy cli.demo_walks_with_a_graph_policy
   PROPERTIES DEPENDS cli.train_writes_a_graph_policy)
+prowl_cli_test(train_writes_a_graph_policy_with_history EXIT 0
+  STDOUT "prowl train: er-app \\(vision\\), 2 updates of 16 episodes, seed 5\n.*policy written to "
+  FILE ${learned_work}/lstm.policy
+  FILE_MATCHES "^prowl-policy 1\nsizes=58,32,1\nactivation=tanh\nkind=graph-policy\n.*\nsummary=graph\nhistory=lstm\nlstm=16\nseed=5\n.*\nvector encoder [0-9]+\n.*\nvector lstm 2112\n"
+  COMMAND ${prowl} train --env er-app --network graph --history lstm --episodes 32 --seed 5 -o ${learned_work}/lstm.policy)
+prowl_cli_test(demo_explores_with_a_graph_policy_with_history EXIT 1
+  STDOUT "shop: [34] findings; 1[12] states, [0-9]+ transitions, [0-9]+ steps in [0-9.]+ s \\(exhausted, seed 3\\)\n$"
+  COMMAND ${prowl} demo --strategy learned --policy ${learned_work}/lstm.policy --seed 3 --quiet)
+set_tests_properties(cli.demo_explores_with_a_graph_policy_with_history
+  PROPERTIES DEPENDS cli.train_writes_a_graph_policy_with_history)
 prowl_cli_test(train_fine_tunes_a_policy EXIT 0
   STDOUT "prowl train: er-app \\(vision\\), 2 updates of 16 episodes, seed 4, from [^\n]*/er.policy\n.*policy written to "
   FILE ${learned_work}/er-tuned.policy
@@ -128,6 +138,9 @@ if(DEFINED counters)
   set_tests_properties(cli.counters_explores_all_states_with_the_learned_strategy PROPERTIES
     DEPENDS cli.train_er_app_for_models)
 endif()
+prowl_cli_test(train_history_is_for_a_new_graph_policy EXIT 2
+  STDERR "prowl train: --history is for a new graph policy: give --network graph, and no --from"
+  COMMAND ${prowl} train --env maze6 --episodes 16 --history lstm -o ${learned_work}/none.policy)
 prowl_cli_test(train_summary_is_for_a_new_graph_policy EXIT 2
   STDERR "prowl train: --summary is for a new graph policy: give --network graph, and no --from"
   COMMAND ${prowl} train --env maze6 --episodes 16 --summary pool -o ${learned_work}/none.policy)

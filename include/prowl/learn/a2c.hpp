@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -38,14 +39,21 @@ class MovePolicy {
   std::size_t greedy(const View& view) const;
   double value(const View& view) const;
 
+  // Nothing is carried from one decision to the next (GraphPolicy's history is).
+  struct Carry {};
   // What the update needs of one decision: the moves' features and the probabilities.
   struct Record {
     std::vector<Eigen::VectorXd> moves;
     Eigen::VectorXd probabilities;
+    Carry carry;
   };
-  Record observe(const View& view) const;
+  Record observe(const View& view, const Carry& = {}) const;
   // Adds to `into` the gradient of Σ_b dz[b] · score_b over the scorer's parameters.
   void actor_gradient(const Record& record, const Eigen::VectorXd& dz, Gradients& into) const;
+  void actor_gradient(const Record& record, const Eigen::VectorXd& dz, Gradients& into,
+                      Carry&) const {
+    actor_gradient(record, dz, into);
+  }
   // One optimizer step of the scorer along scale · gradient.
   void apply(const Gradients& gradient, double scale);
 
@@ -129,7 +137,18 @@ Eigen::VectorXd actor_loss_gradient(const Eigen::VectorXd& p, std::size_t action
 // Runs a policy (MovePolicy, GraphPolicy) greedily until the env is done; its coverage.
 template <class Policy>
 double run_policy(Env& env, const Policy& policy) {
-  while (!env.done() && !env.moves().empty()) env.step(policy.greedy(env));
+  typename Policy::Carry carry{};
+  while (!env.done() && !env.moves().empty()) {
+    if constexpr (std::is_empty_v<typename Policy::Carry>) {
+      env.step(policy.greedy(env));
+    } else {
+      auto record = policy.observe(env, carry);
+      Eigen::Index best = 0;
+      record.probabilities.maxCoeff(&best);
+      carry = std::move(record.carry);
+      env.step(static_cast<std::size_t>(best));
+    }
+  }
   return env.coverage();
 }
 

@@ -11,6 +11,7 @@
 
 #include "prowl/learn/env.hpp"
 #include "prowl/learn/ggnn.hpp"
+#include "prowl/learn/lstm.hpp"
 #include "prowl/learn/mlp.hpp"
 
 namespace prowl::learn {
@@ -27,8 +28,10 @@ GraphInput memory_graph(const View& view);
 class GraphPolicy {
  public:
   // What the head sees of the whole memory beside the two nodes' embeddings (the paper's
-  // ablation, Tables 5-6, without its autoregressive LSTM): the attention readout (graph), the
-  // mean of the node embeddings (pool), or nothing (node).
+  // ablation, Tables 5-6): the attention readout (graph), the mean of the node embeddings (pool),
+  // or nothing (node). With `history` (the paper's autoregressive variants) an LSTM runs over the
+  // episode's steps instead, reading at each the readout, the mean or the current node's
+  // embedding, and the head sees its output.
   enum class Summary { kGraph, kPool, kNode };
   struct Shape {
     int hidden = 16;  // node embeddings
@@ -36,12 +39,21 @@ class GraphPolicy {
     int readout = 16;
     int head = 32;  // the head's hidden layer
     Summary summary = Summary::kGraph;
-    // The summary's width: readout, hidden or 0.
+    bool history = false;  // the LSTM over the steps
+    int lstm = 16;         // its state's width
+    // What the LSTM reads at each step: readout or hidden.
+    int step_size() const { return summary == Summary::kGraph ? readout : hidden; }
+    // The summary's width, as the head reads it: lstm with history; else readout, hidden or 0.
     int summary_size() const {
+      if (history) return lstm;
       return summary == Summary::kGraph ? readout : summary == Summary::kPool ? hidden : 0;
     }
   };
   GraphPolicy(Shape shape, std::uint64_t seed, double learning_rate);
+
+  // What the policy carries from one decision of an episode to the next: the LSTM's state (empty
+  // at the start, and always without history).
+  using Carry = Lstm::State;
 
   // What the update needs of one decision.
   struct Record {
@@ -51,18 +63,32 @@ class GraphPolicy {
     std::vector<Eigen::VectorXd> inputs;  // by move: the head's input
     Eigen::VectorXd scores;               // by move: the head's output
     Eigen::VectorXd probabilities;        // their softmax
+    Lstm::Step step;                      // with history: the LSTM's step
+    Carry carry;                          // to give the next decision's observe()
   };
-  Record observe(const View& view) const;
+  // The decision at `view`, after the episode's earlier ones left `carry`.
+  Record observe(const View& view, const Carry& carry = {}) const;
   Eigen::VectorXd probabilities(const View& view) const { return observe(view).probabilities; }
+  // The best move of a first decision (with history, later ones need observe()'s carry).
   std::size_t greedy(const View& view) const;
+  bool recurrent() const { return shape_.history; }
 
   struct Gradient {
     Gradients head;
     Eigen::VectorXd encoder;
+    Eigen::VectorXd lstm;
   };
-  // Adds to `into` the gradient of Σ_b dz[b] · score_b of the record's moves.
-  void actor_gradient(const Record& record, const Eigen::VectorXd& dz, Gradient& into) const;
-  // One Adam step of the head and the encoder along scale · gradient.
+  // Adds to `into` the gradient of Σ_b dz[b] · score_b of the record's moves. Through time: on
+  // entry `d_carry` is the gradient of the later decisions' losses over record.carry, on return
+  // the gradient over the carry observe() was given (call it for an episode's decisions last
+  // first, with one d_carry, empty at first).
+  void actor_gradient(const Record& record, const Eigen::VectorXd& dz, Gradient& into,
+                      Carry& d_carry) const;
+  void actor_gradient(const Record& record, const Eigen::VectorXd& dz, Gradient& into) const {
+    Carry none;
+    actor_gradient(record, dz, into, none);
+  }
+  // One Adam step of the head, the encoder and the LSTM along scale · gradient.
   void apply(const Gradient& gradient, double scale);
 
   Mlp& critic() { return critic_; }
@@ -71,16 +97,22 @@ class GraphPolicy {
   Ggnn& encoder() { return encoder_; }
   const Mlp& head() const { return head_; }
   const Shape& shape() const { return shape_; }
-  // Replaces the head's and the encoder's weights (from a policy file). REQUIRES: the sizes of
-  // this policy's: head.sizes() == head().sizes(), encoder.size() == the encoder's parameters.
-  void load(Mlp head, const Eigen::VectorXd& encoder);
+  // With history: its LSTM.
+  const Lstm& lstm() const { return lstm_; }
+  Lstm& lstm() { return lstm_; }
+  // Replaces the head's, the encoder's and the LSTM's weights (from a policy file). REQUIRES: the
+  // sizes of this policy's: head.sizes() == head().sizes(), encoder.size() == the encoder's
+  // parameters, lstm.size() == the LSTM's (0 without history).
+  void load(Mlp head, const Eigen::VectorXd& encoder, const Eigen::VectorXd& lstm = {});
 
  private:
   Shape shape_;
   Ggnn encoder_;
+  Lstm lstm_;  // 1 × 1 and unused without history
   Mlp head_;
   Mlp critic_;
   VectorAdam encoder_adam_;
+  VectorAdam lstm_adam_;
 };
 
 void add(GraphPolicy::Gradient& into, const GraphPolicy::Gradient& from);

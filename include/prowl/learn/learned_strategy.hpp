@@ -87,8 +87,10 @@ class LearnedStrategy final : public Strategy {
   // The move of a pair of `action` to local node `target` (-1: unknown), with the action's record.
   Move move_of(ActionId action, int target);
   std::size_t draw(const Eigen::VectorXd& scores);
-  // The policy's scores of the view's moves; `distance` is frontier_distance(*view.memory).
-  Eigen::VectorXd scores(const View& view, const std::vector<int>& distance) const;
+  // The policy's scores of the view's moves; `distance` is frontier_distance(*view.memory). A
+  // recurrent policy reads carry_ and leaves in `next` the carry of deciding here.
+  Eigen::VectorXd scores(const View& view, const std::vector<int>& distance,
+                         GraphPolicy::Carry& next) const;
   Node& node(StateId s);
 
   AnyPolicy policy_;
@@ -102,6 +104,7 @@ class LearnedStrategy final : public Strategy {
   StateId current_ = kNoState;
   std::vector<Pair> pending_;  // picked, not yet observed (several with several workers)
   Pair last_pick_;
+  GraphPolicy::Carry carry_;  // a recurrent policy's, after the decisions so far
   // By action: the pairs of it run (and walked along), and how many of them reached a new state:
   // the label record of the move features (the labels of a model's moves are its actions).
   std::vector<std::pair<int, int>> actions_;

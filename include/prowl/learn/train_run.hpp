@@ -23,6 +23,7 @@ struct TrainRun {
   std::vector<int> hidden;  // hidden layer widths of a new move policy's scorer
   bool graph = false;       // a new graph policy (GraphPolicy, default shape) instead
   GraphPolicy::Summary summary = GraphPolicy::Summary::kGraph;  // its history summary
+  bool history = false;                                         // and its LSTM over the steps
   int threads = 1;
   std::string output;
   // A policy to go on training (fine-tuning) instead of a new one, and the file it came from.

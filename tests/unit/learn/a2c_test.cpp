@@ -5,7 +5,9 @@
 #include <cmath>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <variant>
+#include <vector>
 
 #include "prowl/learn/baselines.hpp"
 #include "prowl/learn/evaluate.hpp"
@@ -185,65 +187,105 @@ TEST(Features, DescribeEachMoveFromTheMemoryOnly) {
 namespace prowl::learn {
 namespace {
 
-// The loss Σ_b dz_b · score_b of one decision, computed from the policy's forward pass.
-double weighted_scores(const GraphPolicy& policy, const Env& env, const Eigen::VectorXd& dz) {
-  const Eigen::VectorXd p = policy.probabilities(env);
-  // scores up to a constant: log p_b = score_b − log Σ exp; Σ dz_b = 0 keeps the constant out.
-  return dz.dot(p.array().log().matrix());
-}
-
-class GraphPolicySummary : public ::testing::TestWithParam<GraphPolicy::Summary> {};
-
-TEST_P(GraphPolicySummary, ItsEncoderGradientMatchesFiniteDifferences) {
+// Σ_t dz_tᵀ log p_t over the first decisions of maze 4 taking move 0, the policy's carry passed
+// on: with Σ dz_t = 0 it is Σ_t dz_tᵀ scores_t.
+double episode_loss(const GraphPolicy& policy, const std::vector<Eigen::VectorXd>& dz) {
   auto maze = make_maze6(Mode::kVision);
   maze->reset(4);
-  for (int i = 0; i < 6 && !maze->done(); ++i) maze->step(0);  // a memory of a few nodes
-  ASSERT_GE(maze->moves().size(), 1u);
-  GraphPolicy policy({6, 2, 5, 8, GetParam()}, 3, 0.01);
-  const GraphPolicy::Record record = policy.observe(*maze);
-  Eigen::VectorXd dz = Eigen::VectorXd::LinSpaced(record.probabilities.size(), -1, 1);
-  dz.array() -= dz.mean();  // Σ dz = 0
-  GraphPolicy::Gradient g;
-  policy.actor_gradient(record, dz, g);
-  ASSERT_EQ(g.encoder.size(), policy.encoder().parameters().size());
-  if (record.probabilities.size() == 1) GTEST_SKIP() << "one move: every score is the loss";
-  for (Eigen::Index i = 0; i < g.encoder.size(); i += 7) {
-    const double keep = policy.encoder().parameters()[i];
-    policy.encoder().parameters()[i] = keep + 1e-6;
-    const double up = weighted_scores(policy, *maze, dz);
-    policy.encoder().parameters()[i] = keep - 1e-6;
-    const double down = weighted_scores(policy, *maze, dz);
-    policy.encoder().parameters()[i] = keep;
-    EXPECT_NEAR(g.encoder[i], (up - down) / 2e-6, 1e-6) << "parameter " << i;
+  GraphPolicy::Carry carry;
+  double loss = 0;
+  for (const Eigen::VectorXd& d : dz) {
+    GraphPolicy::Record r = policy.observe(*maze, carry);
+    loss += d.dot(r.probabilities.array().log().matrix());
+    carry = r.carry;
+    maze->step(0);
   }
+  return loss;
 }
 
-INSTANTIATE_TEST_SUITE_P(GraphPoolAndNode, GraphPolicySummary,
-                         ::testing::Values(GraphPolicy::Summary::kGraph,
-                                           GraphPolicy::Summary::kPool,
-                                           GraphPolicy::Summary::kNode),
-                         [](const auto& info) { return std::string(summary_name(info.param)); });
+class GraphPolicyShapes : public ::testing::TestWithParam<std::tuple<GraphPolicy::Summary, bool>> {
+};
 
-TEST(GraphPolicy, LearnsTheChainAndTrainsTheSameWeightsOnOneOrTwoThreads) {
-  Tree chain({{0, 1}, {1, 2}, {2, 3}, {3, 4}}, 4);
-  GraphPolicy policy({8, 2, 8, 16}, 3, 0.02);
-  A2cOptions options;
-  options.updates = 100;
-  options.envs = 8;
-  train_a2c(chain, policy, options);
-  chain.reset(1);
-  EXPECT_EQ(run_policy(chain, policy), 1.0);
-  auto train = [](int threads) {
-    auto maze = make_maze6(Mode::kVision);
-    GraphPolicy p({6, 2, 5, 8}, 5, 0.02);
-    A2cOptions o;
-    o.updates = 3;
-    o.envs = 3;
-    o.threads = threads;
-    train_a2c(*maze, p, o);
-    return p.encoder().parameters();
+// Without history the decisions are independent; with it the gradient flows back through the
+// carry: both are checked over a whole episode.
+TEST_P(GraphPolicyShapes, ItsGradientOverAnEpisodeMatchesFiniteDifferences) {
+  const auto [summary, history] = GetParam();
+  GraphPolicy policy({6, 2, 5, 8, summary, history, 4}, 3, 0.01);
+  ASSERT_EQ(policy.recurrent(), history);
+  // The records of four decisions, and a dz of zero sum for each.
+  auto maze = make_maze6(Mode::kVision);
+  maze->reset(4);
+  std::vector<GraphPolicy::Record> records;
+  std::vector<Eigen::VectorXd> dz;
+  GraphPolicy::Carry carry;
+  for (int t = 0; t < 4; ++t) {
+    records.push_back(policy.observe(*maze, carry));
+    carry = records.back().carry;
+    Eigen::VectorXd d =
+        Eigen::VectorXd::LinSpaced(records.back().probabilities.size(), -1, 1 + 0.3 * t);
+    d.array() -= d.mean();
+    dz.push_back(d);
+    maze->step(0);
+  }
+  GraphPolicy::Gradient g;
+  GraphPolicy::Carry d_carry;
+  for (int t = 3; t >= 0; --t) policy.actor_gradient(records[t], dz[t], g, d_carry);
+  ASSERT_EQ(g.encoder.size(), policy.encoder().parameters().size());
+  ASSERT_EQ(g.lstm.size(), history ? policy.lstm().parameters().size() : 0);
+  const auto check = [&](Eigen::VectorXd& parameters, const Eigen::VectorXd& analytic,
+                         const std::string& part) {
+    for (Eigen::Index i = 0; i < analytic.size(); i += 5) {
+      const double keep = parameters[i];
+      parameters[i] = keep + 1e-6;
+      const double up = episode_loss(policy, dz);
+      parameters[i] = keep - 1e-6;
+      const double down = episode_loss(policy, dz);
+      parameters[i] = keep;
+      EXPECT_NEAR(analytic[i], (up - down) / 2e-6, 1e-6) << part << " parameter " << i;
+    }
   };
-  EXPECT_EQ(train(1), train(2));
+  check(policy.encoder().parameters(), g.encoder, "encoder");
+  check(policy.lstm().parameters(), g.lstm, "lstm");
+}
+
+INSTANTIATE_TEST_SUITE_P(GraphPoolAndNode, GraphPolicyShapes,
+                         ::testing::Combine(::testing::Values(GraphPolicy::Summary::kGraph,
+                                                              GraphPolicy::Summary::kPool,
+                                                              GraphPolicy::Summary::kNode),
+                                            ::testing::Bool()),
+                         [](const auto& info) {
+                           return std::string(summary_name(std::get<0>(info.param))) +
+                                  (std::get<1>(info.param) ? "_lstm" : "");
+                         });
+
+// Without and with the LSTM history (trained through time).
+TEST(GraphPolicy, LearnsTheChainAndTrainsTheSameWeightsOnOneOrTwoThreads) {
+  for (const bool history : {false, true}) {
+    Tree chain({{0, 1}, {1, 2}, {2, 3}, {3, 4}}, 4);
+    GraphPolicy policy({8, 2, 8, 16, GraphPolicy::Summary::kGraph, history, 8}, 3, 0.02);
+    A2cOptions options;
+    options.updates = 100;
+    options.envs = 8;
+    train_a2c(chain, policy, options);
+    chain.reset(1);
+    EXPECT_EQ(run_policy(chain, policy), 1.0) << "history " << history;
+    EXPECT_EQ(chain.steps(), 4);
+    const GraphPolicy::Shape shape{6, 2, 5, 8, GraphPolicy::Summary::kPool, history, 4};
+    auto train = [&](int threads) {
+      auto maze = make_maze6(Mode::kVision);
+      GraphPolicy p(shape, 5, 0.02);
+      A2cOptions o;
+      o.updates = 3;
+      o.envs = 3;
+      o.threads = threads;
+      train_a2c(*maze, p, o);
+      return std::pair{p.encoder().parameters(), p.lstm().parameters()};
+    };
+    const auto one = train(1);
+    EXPECT_EQ(one, train(2)) << "history " << history;
+    // Training moved the LSTM when there is one.
+    EXPECT_EQ(one.second != GraphPolicy(shape, 5, 0.02).lstm().parameters(), history);
+  }
 }
 
 }  // namespace
@@ -323,6 +365,64 @@ TEST(GraphPolicy, ItsPolicyFileIsCheckedAgainstItsShape) {
   EXPECT_EQ(error([&](PolicyFile& f) { set(f, "kind", "tree-policy"); }),
             "g.policy: not a policy prowl train wrote (kind=tree-policy, expected move-policy or "
             "graph-policy): train one with prowl train");
+  EXPECT_EQ(error([&](PolicyFile& f) { set(f, "history", "gru"); }),
+            "g.policy: unknown history=gru; a graph policy's history is none or lstm");
+  // A file of before the history: none.
+  EXPECT_EQ(error([](PolicyFile& f) {
+              std::erase_if(f.header, [](const auto& kv) { return kv.first == "history"; });
+            }),
+            "");
+}
+
+TEST(GraphPolicy, WithHistoryItsPolicyFileReadsBackTheSameDecisions) {
+  auto maze = make_maze6(Mode::kBump);
+  GraphPolicy policy({6, 2, 5, 8, GraphPolicy::Summary::kNode, true, 3}, 3, 0.01);
+  A2cOptions options;
+  options.updates = 2;
+  options.envs = 4;
+  train_a2c(*maze, policy, options);
+  const PolicyFile file = to_policy_file(policy, *maze, {});
+  EXPECT_EQ(policy_header(file, "history"), "lstm");
+  EXPECT_EQ(policy_header(file, "lstm"), "3");
+  ASSERT_EQ(file.vectors.size(), 2u);
+  EXPECT_EQ(file.vectors[1].first, "lstm");
+  Result<PolicyFile> read = parse_policy(write_policy(file), "h.policy");
+  ASSERT_TRUE(read) << read.status().message();
+  Result<AnyPolicy> loaded = policy_from_file(*read, *maze, "h.policy");
+  ASSERT_TRUE(loaded) << loaded.status().message();
+  const GraphPolicy& back = std::get<GraphPolicy>(*loaded);
+  ASSERT_TRUE(back.recurrent());
+  EXPECT_EQ(back.shape().lstm, 3);
+  EXPECT_EQ(back.lstm().parameters(), policy.lstm().parameters());
+  maze->reset(77);
+  GraphPolicy::Carry a, b;
+  for (int i = 0; i < 10 && !maze->done(); ++i) {
+    const GraphPolicy::Record ra = policy.observe(*maze, a), rb = back.observe(*maze, b);
+    EXPECT_EQ(ra.probabilities, rb.probabilities) << "step " << i;
+    a = ra.carry;
+    b = rb.carry;
+    maze->step(static_cast<std::size_t>(i) % maze->moves().size());
+  }
+  // The carry changes the decision: the same view after another history scores otherwise.
+  maze->reset(77);
+  EXPECT_NE(policy.observe(*maze, a).scores, policy.observe(*maze).scores);
+  const auto error = [&](const std::function<void(PolicyFile&)>& change) {
+    PolicyFile f = file;
+    change(f);
+    Result<AnyPolicy> p = policy_of(f, "h.policy");
+    return p ? std::string() : p.status().message();
+  };
+  const std::string expected = "h.policy: a graph policy ends with 'vector encoder " +
+                               std::to_string(policy.encoder().parameters().size()) +
+                               "' and 'vector lstm " + std::to_string(Lstm::parameter_count(6, 3)) +
+                               "' for its shape, and nothing else";
+  EXPECT_EQ(error([](PolicyFile& f) { f.vectors.pop_back(); }), expected);
+  EXPECT_EQ(error([](PolicyFile& f) { f.vectors[1].second.conservativeResize(5); }), expected);
+  EXPECT_EQ(error([](PolicyFile& f) {
+              std::erase_if(f.header, [](const auto& kv) { return kv.first == "lstm"; });
+            }),
+            "h.policy: a graph policy with history=lstm needs lstm= (1 to 4096): train it again "
+            "with prowl train");
 }
 
 }  // namespace

@@ -47,15 +47,22 @@ TEST(LearnedStrategy, ExploresEveryStateAndTransitionInBothModes) {
   }
 }
 
-TEST(LearnedStrategy, ExploresEverythingWithAGraphPolicyToo) {
+TEST(LearnedStrategy, ExploresEverythingWithAGraphPolicyWithAndWithoutHistoryToo) {
   const auto model = examples::make_counters_model(2, 4);  // 16 states, 48 transitions
-  for (bool walk : {false, true}) {
-    LearnedStrategy strategy(GraphPolicy({6, 2, 5, 8}, 3, 0.01),
-                             LearnedOptions{.walk = walk, .seed = 2});
-    const RunReport report = run(model, strategy);
-    EXPECT_EQ(report.termination, Termination::kExhausted) << "walk " << walk;
-    EXPECT_EQ(report.stats.states, 16u) << "walk " << walk;
-    EXPECT_EQ(report.stats.transitions, 48u) << "walk " << walk;
+  for (bool history : {false, true}) {
+    const GraphPolicy policy({6, 2, 5, 8, GraphPolicy::Summary::kGraph, history, 4}, 3, 0.01);
+    for (bool walk : {false, true}) {
+      const auto picks = [&] {
+        LearnedStrategy strategy(policy, LearnedOptions{.walk = walk, .seed = 2});
+        testkit::Recording recorder(strategy);
+        const RunReport report = run(model, recorder);
+        EXPECT_EQ(report.termination, Termination::kExhausted) << walk << history;
+        EXPECT_EQ(report.stats.states, 16u) << "walk " << walk << ", history " << history;
+        EXPECT_EQ(report.stats.transitions, 48u) << "walk " << walk << ", history " << history;
+        return recorder.picks;
+      };
+      EXPECT_EQ(picks(), picks()) << "walk " << walk << ", history " << history;
+    }
   }
 }
 
