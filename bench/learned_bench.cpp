@@ -7,12 +7,13 @@
 //        graph: the interval is over the graphs' differences)
 //
 // usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] [--seeds S]
-//                      [--seed FIRST] [--updates U] [--rounds R] [--ablation 0|1]
+//                      [--seed FIRST] [--updates U] [--rounds R] [--ablation 0|1|local]
 // --ablation 1 adds the history summaries of the paper's Tables 5-6: the graph policy with the
 // node's embedding only (node-nonAR), the mean of the node embeddings (pool-nonAR), and the
 // attention readout (graph-nonAR, the `learned` row again); and each with an LSTM over the steps'
 // summaries feeding the head instead (node-AR, pool-AR, graph-AR), with the DIFF lines of the
-// order Table 5 reports.
+// order Table 5 reports. --ablation local trains all six with only the information the paper's
+// variants get (GraphPolicy::Shape::local; node and pool without message passing).
 // `learned` is the graph policy (prowl/learn/graph_policy.hpp, R message-passing rounds, default
 // 3), trained the same way as `linear`.
 // `qtable` is tabular Q-learning trained on each held-out graph itself (200 episodes), the paper's
@@ -84,7 +85,7 @@ std::vector<std::string> split(const std::string& text) {
 int usage() {
   std::fprintf(stderr,
                "usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] "
-               "[--seeds S] [--seed FIRST] [--updates U] [--rounds R] [--ablation 0|1]\n");
+               "[--seeds S] [--seed FIRST] [--updates U] [--rounds R] [--ablation 0|1|local]\n");
   return 2;
 }
 
@@ -101,8 +102,9 @@ int main(int argc, char** argv) {
     } else if (flag == "--modes") {
       modes = argv[i + 1];
     } else if (flag == "--ablation") {
-      ablation = std::strtol(argv[i + 1], &end, 10);
-      if (*end != '\0' || (ablation != 0 && ablation != 1)) return usage();
+      const std::string value = argv[i + 1];
+      if (value != "0" && value != "1" && value != "local") return usage();
+      ablation = value == "0" ? 0 : value == "1" ? 1 : 2;
     } else if (flag == "--graphs" || flag == "--seeds" || flag == "--seed" || flag == "--updates" ||
                flag == "--rounds") {
       const long value = std::strtol(argv[i + 1], &end, 10);
@@ -223,12 +225,14 @@ int main(int argc, char** argv) {
         for (Summary summary : {Summary::kNode, Summary::kPool, Summary::kGraph}) {
           const std::string row =
               std::string(prowl::learn::summary_name(summary)) + (history ? "-AR" : "-nonAR");
-          if (!history && summary == Summary::kGraph) {
+          const bool local = ablation == 2;
+          if (!history && summary == Summary::kGraph && !local) {
             print(row, means["learned"], 1, " (the learned row)");
             continue;
           }
-          prowl::learn::GraphPolicy variant(
-              {16, static_cast<int>(rounds), 16, 32, summary, history}, 1, 0.01);
+          // With local information node and pool get no message passing (docs/learned.md).
+          const int r = local && summary != Summary::kGraph ? 0 : static_cast<int>(rounds);
+          prowl::learn::GraphPolicy variant({16, r, 16, 32, summary, history, 16, local}, 1, 0.01);
           prowl::learn::train_a2c(**env, variant, options);
           const prowl::learn::Runner greedy = [&variant](Env& e, std::uint64_t) {
             return prowl::learn::run_policy(e, variant);

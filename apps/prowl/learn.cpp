@@ -174,6 +174,13 @@ int eval_command(int argc, char** argv) {
   app.add_option("--episodes", episodes, "--ablation: training episodes of each (default 4800)")
       ->check(CLI::Range(1L, 1'000'000'000L))
       ->needs(ablation_flag);
+  std::string information = "full";
+  app.add_option("--information", information,
+                 "--ablation: full (default), or local: what the paper's variants get; the moves' "
+                 "own features only, no route to the frontier, and node and pool without message "
+                 "passing, so that only the memory's structure tells where to go")
+      ->check(CLI::IsMember({"full", "local"}))
+      ->needs(ablation_flag);
   app.add_option("--train-seed", train_seed, "--ablation: the training seed (default 1)")
       ->check(CLI::Range(std::uint64_t{0}, learn::kMaxTrainingSeed))
       ->needs(ablation_flag);
@@ -234,6 +241,8 @@ int eval_command(int argc, char** argv) {
       learn::GraphPolicy::Shape shape;
       shape.summary = summary;
       shape.history = history;
+      shape.local = information == "local";
+      if (shape.local && summary != learn::GraphPolicy::Summary::kGraph) shape.rounds = 0;
       learn::GraphPolicy trained(shape, train_seed, 0.01);
       learn::A2cOptions options;
       options.seed = train_seed;
@@ -244,7 +253,8 @@ int eval_command(int argc, char** argv) {
       if (interrupts() > 0) return interrupt_exit_code();
       measure(std::string(learn::summary_name(summary)) + (history ? "-AR" : "-nonAR"),
               learn::AnyPolicy(trained),
-              fmt::format(", greedy; trained {} updates of {}", options.updates, options.envs));
+              fmt::format(", greedy; trained {} updates of {}{}", options.updates, options.envs,
+                          shape.local ? "; local information" : ""));
       if (interrupts() > 0) return interrupt_exit_code();
     }
   }

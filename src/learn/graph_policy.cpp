@@ -43,8 +43,12 @@ GraphPolicy::Record GraphPolicy::observe(const View& view, const Carry& carry) c
   Record r;
   r.graph = memory_graph(view);
   r.current = view.memory->current;
+  std::vector<Eigen::VectorXd> moves = move_features(view);
+  if (shape_.local) {
+    r.graph.features.row(5).setZero();  // the route to the frontier
+    for (Eigen::VectorXd& m : moves) m({3, 4, 5, 8, 9}).setZero();
+  }
   const Ggnn::Output out = encoder_.forward(r.graph);
-  const std::vector<Eigen::VectorXd> moves = move_features(view);
   const Eigen::Index d = shape_.hidden;
   Eigen::VectorXd summary = shape_.summary == Summary::kGraph ? out.readout
                             : shape_.summary == Summary::kPool
@@ -57,9 +61,11 @@ GraphPolicy::Record GraphPolicy::observe(const View& view, const Carry& carry) c
     r.carry = r.step.out;
     summary = r.carry.h;
   }
+  // With local information only the graph variant sees the moves' targets in the memory.
+  const bool see_targets = !shape_.local || shape_.summary == Summary::kGraph;
   Eigen::VectorXd scores(static_cast<Eigen::Index>(moves.size()));
   for (std::size_t b = 0; b < moves.size(); ++b) {
-    const int target = (*view.moves)[b].target;
+    const int target = see_targets ? (*view.moves)[b].target : -1;
     Eigen::VectorXd input(kMoveFeatures + 2 * d + shape_.summary_size());
     input << moves[b], out.nodes.col(r.current),
         target >= 0 ? Eigen::VectorXd(out.nodes.col(target)) : Eigen::VectorXd::Zero(d), summary;
@@ -152,7 +158,8 @@ PolicyFile to_policy_file(const GraphPolicy& policy, const Env& env,
                    {"rounds", std::to_string(shape.rounds)},
                    {"readout", std::to_string(shape.readout)},
                    {"summary", std::string(summary_name(shape.summary))},
-                   {"history", shape.history ? "lstm" : "none"}},
+                   {"history", shape.history ? "lstm" : "none"},
+                   {"information", shape.local ? "local" : "full"}},
                   policy.head(),
                   {{"encoder", policy.encoder().parameters()}}};
   if (shape.history) {
@@ -171,13 +178,14 @@ Result<GraphPolicy> graph_policy_of(const PolicyFile& file, const std::string& s
   }
   GraphPolicy::Shape shape;
   shape.hidden = policy_header_int(file, "hidden", 1, 4096).value_or(-1);
-  shape.rounds = policy_header_int(file, "rounds", 1, 4096).value_or(-1);
+  shape.rounds = policy_header_int(file, "rounds", 0, 4096).value_or(-1);
   shape.readout = policy_header_int(file, "readout", 1, 4096).value_or(-1);
   const std::vector<int>& s = file.network.sizes();
   if (shape.hidden < 0 || shape.rounds < 0 || shape.readout < 0 || s.size() != 3) {
-    return Status::invalid(source +
-                           ": a graph policy needs hidden=, rounds= and readout= (1 to 4096) and "
-                           "a head of one hidden layer: train it again with prowl train");
+    return Status::invalid(
+        source +
+        ": a graph policy needs hidden= and readout= (1 to 4096), rounds= (0 to 4096) and "
+        "a head of one hidden layer: train it again with prowl train");
   }
   shape.head = s[1];
   const std::string summary = policy_header(file, "summary");
@@ -194,6 +202,12 @@ Result<GraphPolicy> graph_policy_of(const PolicyFile& file, const std::string& s
                            "; a graph policy's history is none or lstm");
   }
   shape.history = history == "lstm";
+  const std::string information = policy_header(file, "information");
+  if (information != "" && information != "full" && information != "local") {
+    return Status::invalid(source + ": unknown information=" + information +
+                           "; a graph policy's information is full or local");
+  }
+  shape.local = information == "local";
   if (shape.history) {
     shape.lstm = policy_header_int(file, "lstm", 1, 4096).value_or(-1);
     if (shape.lstm < 0) {

@@ -46,6 +46,12 @@ prowl_cli_test(eval_needs_a_policy EXIT 2
 prowl_cli_test(eval_ablation_trains_each_history_summary EXIT 0
   STDOUT "  qtable [^\n]*\n  node-nonAR 0\\.[0-9]+ [^\n]*trained 2 updates of 16\\)\n  pool-nonAR 0\\.[0-9]+ [^\n]*\n  graph-nonAR 0\\.[0-9]+ [^\n]*\n  node-AR +0\\.[0-9]+ [^\n]*\n  pool-AR +0\\.[0-9]+ [^\n]*\n  graph-AR 0\\.[0-9]+ [^\n]*trained 2 updates of 16\\)\n$"
   COMMAND ${prowl} eval --env maze6 --ablation --episodes 32 --graphs 5 --seeds 1)
+prowl_cli_test(eval_ablation_with_local_information EXIT 0
+  STDOUT "  node-nonAR 0\\.[0-9]+ [^\n]*trained 1 updates of 16; local information\\)\n.*  graph-AR 0\\.[0-9]+ [^\n]*; local information\\)\n$"
+  COMMAND ${prowl} eval --env maze6 --mode bump --ablation --information local --episodes 16 --graphs 2 --seeds 1)
+prowl_cli_test(eval_information_needs_the_ablation EXIT 2
+  STDERR "--information requires --ablation"
+  COMMAND ${prowl} eval --env maze6 --information local --policy ${learned_work}/maze.policy)
 prowl_cli_test(eval_ablation_takes_no_policy EXIT 2
   STDERR "--policy excludes --ablation"
   COMMAND ${prowl} eval --env maze6 --ablation --policy ${learned_work}/maze.policy)
@@ -82,7 +88,7 @@ prowl_cli_test(learned_strategy_names_a_missing_policy_file EXIT 2
 prowl_cli_test(train_writes_a_graph_policy EXIT 0
   STDOUT "prowl train: er-app \\(vision\\), 2 updates of 16 episodes, seed 5\n.*policy written to "
   FILE ${learned_work}/graph.policy
-  FILE_MATCHES "^prowl-policy 1\nsizes=58,32,1\nactivation=tanh\nkind=graph-policy\nfeatures=moves-v2\nnode_features=nodes-v1\nenv=er-app\nmode=vision\nhidden=16\nrounds=3\nreadout=16\nsummary=graph\nhistory=none\nseed=5\n.*\nvector encoder [0-9]+\n"
+  FILE_MATCHES "^prowl-policy 1\nsizes=58,32,1\nactivation=tanh\nkind=graph-policy\nfeatures=moves-v2\nnode_features=nodes-v1\nenv=er-app\nmode=vision\nhidden=16\nrounds=3\nreadout=16\nsummary=graph\nhistory=none\ninformation=full\nseed=5\n.*\nvector encoder [0-9]+\n"
   COMMAND ${prowl} train --env er-app --network graph --episodes 32 --seed 5 -o ${learned_work}/graph.policy)
 prowl_cli_test(eval_measures_a_graph_policy EXIT 0
   STDOUT "  policy   0\\.[0-9]+ ± 0\\.[0-9]+  \\(5 episodes, greedy: one per graph\\)\n"
@@ -95,7 +101,7 @@ set_tests_properties(cli.eval_measures_a_graph_policy cli.demo_walks_with_a_grap
 prowl_cli_test(train_writes_a_graph_policy_with_history EXIT 0
   STDOUT "prowl train: er-app \\(vision\\), 2 updates of 16 episodes, seed 5\n.*policy written to "
   FILE ${learned_work}/lstm.policy
-  FILE_MATCHES "^prowl-policy 1\nsizes=58,32,1\nactivation=tanh\nkind=graph-policy\n.*\nsummary=graph\nhistory=lstm\nlstm=16\nseed=5\n.*\nvector encoder [0-9]+\n.*\nvector lstm 2112\n"
+  FILE_MATCHES "^prowl-policy 1\nsizes=58,32,1\nactivation=tanh\nkind=graph-policy\n.*\nsummary=graph\nhistory=lstm\ninformation=full\nlstm=16\nseed=5\n.*\nvector encoder [0-9]+\n.*\nvector lstm 2112\n"
   COMMAND ${prowl} train --env er-app --network graph --history lstm --episodes 32 --seed 5 -o ${learned_work}/lstm.policy)
 prowl_cli_test(demo_explores_with_a_graph_policy_with_history EXIT 1
   STDOUT "shop: [34] findings; 1[12] states, [0-9]+ transitions, [0-9]+ steps in [0-9.]+ s \\(exhausted, seed 3\\)\n$"

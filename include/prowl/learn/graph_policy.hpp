@@ -41,6 +41,14 @@ class GraphPolicy {
     Summary summary = Summary::kGraph;
     bool history = false;  // the LSTM over the steps
     int lstm = 16;         // its state's width
+    // Only what the paper's ablation gives its variants: of each move, the features its own node
+    // shows (whether its target is unknown, whether it is back, the untried moves here, the
+    // budget spent), not what the memory tells of its target (visits, untried moves, the route
+    // to the frontier) nor its label's record; and no node's route to the frontier. What else
+    // there is to know the encoder must find in the memory's structure. Node and pool do not see
+    // the embeddings of the moves' targets either (and get 0 rounds from prowl eval --ablation
+    // --information local): the paper's node variant knows the current node only.
+    bool local = false;
     // What the LSTM reads at each step: readout or hidden.
     int step_size() const { return summary == Summary::kGraph ? readout : hidden; }
     // The summary's width, as the head reads it: lstm with history; else readout, hidden or 0.

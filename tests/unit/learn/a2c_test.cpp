@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -258,6 +259,39 @@ INSTANTIATE_TEST_SUITE_P(GraphPoolAndNode, GraphPolicyShapes,
                                   (std::get<1>(info.param) ? "_lstm" : "");
                          });
 
+TEST(GraphPolicy, WithLocalInformationItSeesNoMoreThanTheMovesOwnNodeShows) {
+  auto maze = make_maze6(Mode::kVision);
+  maze->reset(4);
+  for (int i = 0; i < 6 && !maze->done(); ++i) maze->step(0);
+  const GraphPolicy full({6, 2, 5, 8}, 3, 0.01);
+  GraphPolicy::Shape shape{6, 2, 5, 8};
+  shape.local = true;
+  const GraphPolicy local(shape, 3, 0.01);
+  const GraphPolicy::Record a = full.observe(*maze), b = local.observe(*maze);
+  ASSERT_EQ(a.inputs.size(), b.inputs.size());
+  bool hidden_any = false;
+  for (std::size_t m = 0; m < a.inputs.size(); ++m) {
+    for (int f = 0; f < kMoveFeatures; ++f) {
+      const bool shown = f != 3 && f != 4 && f != 5 && f != 8 && f != 9;
+      EXPECT_EQ(b.inputs[m][f], shown ? a.inputs[m][f] : 0.0) << "move " << m << ", feature " << f;
+      hidden_any = hidden_any || (!shown && a.inputs[m][f] != 0);
+    }
+  }
+  EXPECT_TRUE(hidden_any);  // this view has something to hide
+  EXPECT_GT(a.graph.features.row(5).cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_EQ(b.graph.features.row(5).cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_EQ(b.graph.features.topRows(5), a.graph.features.topRows(5));
+  EXPECT_EQ(b.targets, a.targets);  // the graph variant sees the targets' embeddings
+  shape.summary = GraphPolicy::Summary::kNode;
+  const GraphPolicy node(shape, 3, 0.01);
+  const GraphPolicy::Record c = node.observe(*maze);
+  EXPECT_NE(std::count(a.targets.begin(), a.targets.end(), -1), std::ssize(a.targets));
+  EXPECT_EQ(c.targets, std::vector<int>(a.targets.size(), -1));  // the node variant does not
+  for (const Eigen::VectorXd& input : c.inputs) {
+    EXPECT_EQ(input.segment(kMoveFeatures + 6, 6), Eigen::VectorXd::Zero(6));
+  }
+}
+
 // Without and with the LSTM history (trained through time).
 TEST(GraphPolicy, LearnsTheChainAndTrainsTheSameWeightsOnOneOrTwoThreads) {
   for (const bool history : {false, true}) {
@@ -338,8 +372,8 @@ TEST(GraphPolicy, ItsPolicyFileIsCheckedAgainstItsShape) {
             "g.policy: the graph policy reads node features nodes-v0; this prowl computes "
             "nodes-v1: train it again with this prowl");
   EXPECT_EQ(error([&](PolicyFile& f) { set(f, "rounds", "zero"); }),
-            "g.policy: a graph policy needs hidden=, rounds= and readout= (1 to 4096) and a head "
-            "of one hidden layer: train it again with prowl train");
+            "g.policy: a graph policy needs hidden= and readout= (1 to 4096), rounds= (0 to 4096) "
+            "and a head of one hidden layer: train it again with prowl train");
   EXPECT_EQ(error([&](PolicyFile& f) { set(f, "hidden", "7"); }),
             "g.policy: the graph policy's head takes 27 inputs, not 29 (the move features, two "
             "hidden= wide embeddings and its summary)");
@@ -367,6 +401,8 @@ TEST(GraphPolicy, ItsPolicyFileIsCheckedAgainstItsShape) {
             "graph-policy): train one with prowl train");
   EXPECT_EQ(error([&](PolicyFile& f) { set(f, "history", "gru"); }),
             "g.policy: unknown history=gru; a graph policy's history is none or lstm");
+  EXPECT_EQ(error([&](PolicyFile& f) { set(f, "information", "all"); }),
+            "g.policy: unknown information=all; a graph policy's information is full or local");
   // A file of before the history: none.
   EXPECT_EQ(error([](PolicyFile& f) {
               std::erase_if(f.header, [](const auto& kv) { return kv.first == "history"; });
@@ -376,7 +412,7 @@ TEST(GraphPolicy, ItsPolicyFileIsCheckedAgainstItsShape) {
 
 TEST(GraphPolicy, WithHistoryItsPolicyFileReadsBackTheSameDecisions) {
   auto maze = make_maze6(Mode::kBump);
-  GraphPolicy policy({6, 2, 5, 8, GraphPolicy::Summary::kNode, true, 3}, 3, 0.01);
+  GraphPolicy policy({6, 0, 5, 8, GraphPolicy::Summary::kNode, true, 3, true}, 3, 0.01);
   A2cOptions options;
   options.updates = 2;
   options.envs = 4;
@@ -393,6 +429,8 @@ TEST(GraphPolicy, WithHistoryItsPolicyFileReadsBackTheSameDecisions) {
   const GraphPolicy& back = std::get<GraphPolicy>(*loaded);
   ASSERT_TRUE(back.recurrent());
   EXPECT_EQ(back.shape().lstm, 3);
+  EXPECT_EQ(back.shape().rounds, 0);
+  EXPECT_TRUE(back.shape().local);
   EXPECT_EQ(back.lstm().parameters(), policy.lstm().parameters());
   maze->reset(77);
   GraphPolicy::Carry a, b;
