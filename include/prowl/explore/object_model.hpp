@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <type_traits>
@@ -20,6 +21,7 @@
 
 #include "prowl/explore/model.hpp"
 #include "prowl/world/memory_system.hpp"
+#include "prowl/world/replay_system.hpp"
 
 namespace prowl {
 
@@ -155,8 +157,8 @@ class ObjectInvariantBuilder : public InvariantBuilderBase<ObjectInvariantBuilde
 template <class T>
 class ObjectModel : public Model {
  public:
-  using ObserveFn = typename MemorySystem<T>::ObserveFn;
-  using DescribeFn = typename MemorySystem<T>::DescribeFn;
+  using ObserveFn = std::function<void(const T&, Hasher&)>;
+  using DescribeFn = std::function<std::string(const T&)>;
 
   // The object is observed by its bytes, or by the prowl_observe(const T&, Hasher&) that ADL
   // finds; a type with neither (padding, std::string, std::map, pointers) does not compile.
@@ -252,10 +254,15 @@ class ObjectModel : public Model {
   }
 
   // The object inside a world built by this model.
-  static T& object(World& w) { return static_cast<MemorySystem<T>&>(w.system(0)).value(); }
+  static T& object(World& w) { return static_cast<ObjectSystem<T>&>(w.system(0)).value(); }
   static const T& object(const World& w) {
-    return static_cast<const MemorySystem<T>&>(w.system(0)).value();
+    return static_cast<const ObjectSystem<T>&>(w.system(0)).value();
   }
+
+ protected:
+  // For FactoryModel: a model whose world the derived class sets.
+  struct WorldLater {};
+  ObjectModel(std::string name, WorldLater) : Model(std::move(name)) {}
 
  private:
   void install(T initial, ObserveFn observe, DescribeFn describe) {
@@ -295,6 +302,58 @@ class ObjectModel : public Model {
   };
   std::vector<Installed<TypedRun>> typed_runs_;
   std::vector<Installed<TypedCheck>> typed_checks_;
+};
+
+// FactoryModel<T>: an ObjectModel whose object prowl never copies. Each run, and each time the
+// explorer goes back to an earlier state, it builds a fresh object with `make` and replays the
+// path from there (ReplaySystem<T>). Choose it for classes that cannot be copied, or whose
+// compiler-made copy is shallow (a std::list plus a map of iterators into it; raw owning
+// pointers): a copying ObjectModel would crash on them or explore the wrong states. It costs a
+// replay per restore (README, "Objects that cannot be copied"). Actions, invariants and the
+// observation are written exactly as for ObjectModel:
+//
+//   prowl::FactoryModel<Lru> model("lru", [] { return Lru(2); });
+//   model.action("put_1").run([](Lru& c) { c.put(1, 10); });
+template <class T>
+class FactoryModel : public ObjectModel<T> {
+ public:
+  using Factory = std::function<T()>;
+  using typename ObjectModel<T>::ObserveFn;
+  using typename ObjectModel<T>::DescribeFn;
+
+  // The object is observed by its bytes or by the prowl_observe(const T&, Hasher&) that ADL finds.
+  explicit FactoryModel(std::string name, Factory make, DescribeFn describe = {})
+      : ObjectModel<T>(std::move(name), typename ObjectModel<T>::WorldLater{}) {
+    static_assert(DefaultObservable<T>,
+                  "FactoryModel<T>: prowl cannot hash this state type: define `void "
+                  "prowl_observe(const T&, prowl::Hasher&)` next to T, or pass an observe "
+                  "function.");
+    install(std::move(make), {}, std::move(describe));
+  }
+  // The object is observed by `observe`. REQUIRES: `make` and `observe` are not empty.
+  FactoryModel(std::string name, Factory make, ObserveFn observe, DescribeFn describe = {})
+      : ObjectModel<T>(std::move(name), typename ObjectModel<T>::WorldLater{}) {
+    PROWL_CHECK(static_cast<bool>(observe), "FactoryModel: an observe function");
+    install(std::move(make), std::move(observe), std::move(describe));
+  }
+
+ private:
+  void install(Factory make, ObserveFn observe, DescribeFn describe) {
+    PROWL_CHECK(static_cast<bool>(make), "FactoryModel: a factory");
+    this->set_world([make = std::move(make), observe = std::move(observe),
+                     describe = std::move(describe),
+                     n = this->name()]() -> Result<std::unique_ptr<World>> {
+      auto world = std::make_unique<World>();
+      try {
+        world->emplace<ReplaySystem<T>>(n, make, observe, describe);
+      } catch (const std::exception& e) {
+        return Status::environment("'" + n + "': building the object threw: " + e.what());
+      } catch (...) {
+        return Status::environment("'" + n + "': building the object threw");
+      }
+      return world;
+    });
+  }
 };
 
 }  // namespace prowl

@@ -9,50 +9,28 @@
 #include <type_traits>
 #include <vector>
 
-#include "prowl/world/system.hpp"
+#include "prowl/world/object_system.hpp"
 
 namespace prowl {
 
 template <class T>
-concept HasProwlObserve = requires(const T& v, Hasher& h) {
-  prowl_observe(v, h);
-};
-
-template <class T>
-concept DefaultObservable = HasProwlObserve<T> || std::has_unique_object_representations_v<T>;
-
-template <class T>
-void observe_value(const T& value, Hasher& hasher) {
-  if constexpr (HasProwlObserve<T>) {
-    prowl_observe(value, hasher);
-  } else {
-    static_assert(std::has_unique_object_representations_v<T>,
-                  "prowl cannot hash this type's bytes (padding or non-trivial members): define "
-                  "void prowl_observe(const T&, prowl::Hasher&) or pass an observe function");
-    hasher.add_fixed<sizeof(T)>(&value);
-  }
-}
-
-template <class T>
-class MemorySystem final : public System {
+class MemorySystem final : public ObjectSystem<T> {
  public:
   using ObserveFn = std::function<void(const T&, Hasher&)>;
   using DescribeFn = std::function<std::string(const T&)>;
 
   MemorySystem(std::string name, T initial, ObserveFn observe = {}, DescribeFn describe = {})
-      : System(std::move(name)),
+      : ObjectSystem<T>(std::move(name)),
         initial_(initial),
         value_(std::move(initial)),
         observe_(std::move(observe)),
         describe_(std::move(describe)) {
+    this->object_ = &value_;
     if constexpr (!DefaultObservable<T>) {
       PROWL_CHECK(static_cast<bool>(observe_),
                   "MemorySystem '" + this->name() + "' needs an observe function for its type");
     }
   }
-
-  T& value() { return value_; }
-  const T& value() const { return value_; }
 
   Capabilities capabilities() const override { return {true, true, true, true}; }
   Status observe(Hasher& hasher) const override {
