@@ -261,7 +261,9 @@ class ObjectModel : public Model {
 
  protected:
   // For FactoryModel: a model whose world the derived class sets.
-  struct WorldLater {};
+  struct WorldLater {
+    explicit WorldLater(int) {}  // not from {}: ObjectModel(name, {}) stays the object's
+  };
   ObjectModel(std::string name, WorldLater) : Model(std::move(name)) {}
 
  private:
@@ -323,7 +325,7 @@ class FactoryModel : public ObjectModel<T> {
 
   // The object is observed by its bytes or by the prowl_observe(const T&, Hasher&) that ADL finds.
   explicit FactoryModel(std::string name, Factory make, DescribeFn describe = {})
-      : ObjectModel<T>(std::move(name), typename ObjectModel<T>::WorldLater{}) {
+      : ObjectModel<T>(std::move(name), typename ObjectModel<T>::WorldLater(0)) {
     static_assert(DefaultObservable<T>,
                   "FactoryModel<T>: prowl cannot hash this state type: define `void "
                   "prowl_observe(const T&, prowl::Hasher&)` next to T, or pass an observe "
@@ -332,7 +334,7 @@ class FactoryModel : public ObjectModel<T> {
   }
   // The object is observed by `observe`. REQUIRES: `make` and `observe` are not empty.
   FactoryModel(std::string name, Factory make, ObserveFn observe, DescribeFn describe = {})
-      : ObjectModel<T>(std::move(name), typename ObjectModel<T>::WorldLater{}) {
+      : ObjectModel<T>(std::move(name), typename ObjectModel<T>::WorldLater(0)) {
     PROWL_CHECK(static_cast<bool>(observe), "FactoryModel: an observe function");
     install(std::move(make), std::move(observe), std::move(describe));
   }
