@@ -89,7 +89,13 @@ Result<Finding> Explorer::Impl::materialize(const Pending& p) {
     auto shrunk = shrink(model, *world, f, [this] { return may_replay(); });
     if (!shrunk && interrupts() > 0) return f;
     if (!shrunk) return shrunk.status();
-    if (shrunk->size() < f.steps.size()) {
+    // Fewer steps, or the same steps with simpler parameter values.
+    const auto same_actions = [&] {
+      return std::equal(
+          shrunk->begin(), shrunk->end(), f.steps.begin(), f.steps.end(),
+          [](const TraceStep& a, const TraceStep& b) { return a.action == b.action; });
+    };
+    if (shrunk->size() < f.steps.size() || !same_actions()) {
       f.shrunk_from = f.steps.size();
       f.steps = std::move(*shrunk);
       f.action = f.steps.empty() ? std::string() : f.steps.back().action;

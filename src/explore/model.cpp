@@ -1,5 +1,6 @@
 #include "prowl/explore/model.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -25,6 +26,44 @@ std::size_t Model::add_action(std::string name) {
   a.name = std::move(name);
   actions_.push_back(std::move(a));
   return actions_.size() - 1;
+}
+
+std::size_t Model::add_family(ActionId a) {
+  PROWL_CHECK(a + 1 == actions_.size() && actions_[a].family < 0 &&
+                  actions_[a].preconditions.empty() && !actions_[a].run,
+              fmt::format("action '{}': declare its parameters first, right after action(), and "
+                          "before its when(), its run() and the next action",
+                          actions_[a].name));
+  ActionFamily f;
+  f.name = actions_[a].name;
+  f.first = a;
+  families_.push_back(std::move(f));
+  actions_[a].family = static_cast<std::int32_t>(families_.size() - 1);
+  return families_.size() - 1;
+}
+
+void Model::set_family_actions(std::size_t f, std::vector<Action> actions) {
+  const ActionFamily& family = families_[f];
+  PROWL_CHECK(
+      family.first < actions_.size() &&
+          std::all_of(actions_.begin() + family.first, actions_.end(),
+                      [f](const Action& a) { return a.family == static_cast<std::int32_t>(f); }),
+      fmt::format("action '{}': an action with parameters is built in one go, before the "
+                  "next action is added",
+                  family.name));
+  PROWL_CHECK(actions.size() == family.count(), "set_family_actions: one action per combination");
+  actions_.resize(family.first);
+  for (Action& a : actions) {
+    a.family = static_cast<std::int32_t>(f);
+    actions_.push_back(std::move(a));
+  }
+}
+
+ActionId Model::variant(ActionId a, std::size_t param, std::size_t value) const {
+  const ActionFamily& family = families_[static_cast<std::size_t>(actions_[a].family)];
+  std::vector<std::size_t> choice = family.choice(a - family.first);
+  choice[param] = value;
+  return static_cast<ActionId>(family.first + family.index(choice));
 }
 
 std::size_t Model::add_invariant(std::string name) {

@@ -159,6 +159,21 @@ Result<bool> confirm(const Model& model, World& world, const Finding& finding) {
   return false;
 }
 
+namespace {
+
+// The values to try instead of domain value `now`, simplest first: the first eight, then halfway
+// there and on, each closer to `now`.
+std::vector<std::size_t> simpler_values(std::size_t now) {
+  std::vector<std::size_t> out;
+  for (std::size_t v = 0; v < std::min<std::size_t>(now, 8); ++v) out.push_back(v);
+  for (std::size_t gap = now / 2; gap > 0; gap /= 2) {
+    if (now - gap >= 8) out.push_back(now - gap);
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<std::vector<TraceStep>> shrink(const Model& model, World& world, const Finding& finding,
                                       const std::function<bool()>& go_on) {
   Replayer replayer(model, world);
@@ -197,6 +212,33 @@ Result<std::vector<TraceStep>> shrink(const Model& model, World& world, const Fi
     if (!reduced) {
       if (n >= best.size()) break;
       n = std::min(n * 2, best.size());
+    }
+  }
+  // Then each step's parameters, one at a time, toward their domains' first values.
+  for (std::size_t i = 0; i < best.size(); ++i) {
+    ActionId a = model.find_action(best[i].action);
+    if (a == kNoAction || model.actions()[a].family < 0) continue;
+    const ActionFamily& family =
+        model.families()[static_cast<std::size_t>(model.actions()[a].family)];
+    for (std::size_t p = 0; p < family.params.size() && i < best.size(); ++p) {
+      // Until no simpler value fails the same way.
+      for (bool moved = true; moved && i < best.size();) {
+        moved = false;
+        for (std::size_t value : simpler_values(family.choice(a - family.first)[p])) {
+          if (interrupts() != interrupted_before || (go_on && !go_on())) return best;
+          std::vector<TraceStep> candidate = best;
+          const ActionId simpler = model.variant(a, p, value);
+          candidate[i].action = model.actions()[simpler].name;
+          auto ok = test(candidate);
+          if (!ok) return ok.status();
+          if (*ok) {
+            best = std::move(candidate);
+            a = simpler;
+            moved = true;
+            break;
+          }
+        }
+      }
     }
   }
   return best;

@@ -60,6 +60,8 @@ struct Action {
   // All must hold for the action to be enabled.
   std::vector<Precondition> preconditions;
   std::function<Outcome(Step&)> run;
+  // The action with parameters (Model::families()) this action is one combination of, or -1.
+  std::int32_t family = -1;
 };
 
 }  // namespace prowl

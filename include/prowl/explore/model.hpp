@@ -12,6 +12,7 @@
 #include "prowl/core/action.hpp"
 #include "prowl/core/invariant.hpp"
 #include "prowl/core/status.hpp"
+#include "prowl/explore/params.hpp"
 #include "prowl/world/world.hpp"
 
 namespace prowl {
@@ -40,34 +41,40 @@ class ActionBuilderBase {
   template <class... Names>
   Self& after(Names&&... names) {
     (action().after.emplace_back(std::forward<Names>(names)), ...);
-    return self();
+    return changed();
   }
   // Context keys that must be bound.
   template <class... Keys>
   Self& requires_keys(Keys&&... keys) {
     (action().requires_keys.emplace_back(std::forward<Keys>(keys)), ...);
-    return self();
+    return changed();
   }
   Self& max_per_path(std::uint32_t n) {
     action().max_per_path = n;
-    return self();
+    return changed();
   }
   Self& max_per_run(std::uint32_t n) {
     action().max_per_run = n;
-    return self();
+    return changed();
   }
   Self& weight(double w) {
     action().weight = w;
-    return self();
+    return changed();
   }
   Self& describe(std::string text) {
     action().description = std::move(text);
-    return self();
+    return changed();
   }
   Action& action();
+  // After a setter: a builder whose action stands for several (params) updates them all.
+  void sync() {}
 
  protected:
   Self& self() { return static_cast<Self&>(*this); }
+  Self& changed() {
+    self().sync();
+    return self();
+  }
   Model* model_;
   std::size_t index_;
 };
@@ -154,6 +161,11 @@ class Model {
   const std::vector<std::string>& state_keys() const { return state_keys_; }
   // The id of the named action, or kNoAction.
   ActionId find_action(std::string_view name) const;
+  // The actions with parameters; each stands for the actions first .. first + count() - 1.
+  const std::vector<ActionFamily>& families() const { return families_; }
+  // The action of a's family whose parameter `param` takes its domain's value `value` and every
+  // other parameter a's. REQUIRES: actions()[a].family >= 0, param and value in range.
+  ActionId variant(ActionId a, std::size_t param, std::size_t value) const;
 
   // An optional fast path for the explorer's hot loop, for models whose actions and invariants
   // read and change one typed object (ObjectModel): plain function pointers over that object,
@@ -182,6 +194,12 @@ class Model {
  protected:
   std::size_t add_action(std::string name);
   std::size_t add_invariant(std::string name);
+  // Makes action a (the last one) the first of a new family named after it; returns its index.
+  std::size_t add_family(ActionId a);
+  ActionFamily& family(std::size_t f) { return families_[f]; }
+  // Replaces family f's actions, which must be the last ones, by `actions` (one per combination,
+  // in order), each marked with the family.
+  void set_family_actions(std::size_t f, std::vector<Action> actions);
 
  private:
   std::string name_;
@@ -190,6 +208,7 @@ class Model {
   std::vector<Action> actions_;
   std::vector<Invariant> invariants_;
   std::vector<std::string> state_keys_;
+  std::vector<ActionFamily> families_;
 };
 
 template <class Self>

@@ -45,16 +45,49 @@ class ObjectActionBuilder : public ActionBuilderBase<ObjectActionBuilder<T>> {
  public:
   using ActionBuilderBase<ObjectActionBuilder<T>>::ActionBuilderBase;
 
+  // A parameter with its domain (prowl/explore/params.hpp): the action then stands for one
+  // action per combination of its parameters' values. Declare parameters right after action(),
+  // before when() and run(), which then may take the step's Args.
+  ObjectActionBuilder& param(std::string name, Domain domain) {
+    auto* model = static_cast<ObjectModel<T>*>(this->model_);
+    model->add_param(this->index_, std::move(name), std::move(domain));
+    return *this;
+  }
+
+  // The builder's own setters (weight, limits, ...) reach every action of a family.
+  void sync() {
+    if (this->action().family >= 0)
+      static_cast<ObjectModel<T>*>(this->model_)->resync(this->index_);
+  }
+
   template <class F>
   ObjectActionBuilder& when(F fn) {
-    if constexpr (std::is_invocable_v<F&, const T&, const Context&>) {
+    auto* model = static_cast<ObjectModel<T>*>(this->model_);
+    if constexpr (std::is_invocable_r_v<bool, F&, const T&, const Args&>) {
+      model->add_family_guard(this->index_, std::move(fn));
+      return *this;
+    } else if constexpr (std::is_invocable_r_v<bool, F&, const T&>) {
+      if (this->action().family >= 0) {
+        model->add_family_guard(this->index_,
+                                [fn = std::move(fn)](const T& o, const Args&) { return fn(o); });
+        return *this;
+      }
+    }
+    PROWL_CHECK(this->action().family < 0,
+                "action '" + this->action().name +
+                    "': a precondition of an action with parameters takes (const T&) or (const "
+                    "T&, const Args&)");
+    if constexpr (std::is_invocable_r_v<bool, F&, const T&, const Args&>) {
+      return *this;  // handled above
+    } else if constexpr (std::is_invocable_v<F&, const T&, const Context&>) {
       this->action().preconditions.push_back(
           [fn = std::move(fn)](const World& w, const Context& c) -> bool {
             return fn(ObjectModel<T>::object(w), c);
           });
     } else {
       static_assert(std::is_invocable_r_v<bool, F&, const T&>,
-                    "when() takes (const T&) or (const T&, const Context&) returning bool");
+                    "when() takes (const T&), (const T&, const Context&) or, for an action with "
+                    "parameters, (const T&, const Args&), returning bool");
       // Kept twice: as the Action's precondition, and typed for the explorer's fast path.
       static_cast<ObjectModel<T>*>(this->model_)->add_typed_guard(this->index_, fn);
       this->action().preconditions.push_back(
@@ -67,6 +100,22 @@ class ObjectActionBuilder : public ActionBuilderBase<ObjectActionBuilder<T>> {
 
   template <class F>
   ObjectActionBuilder& run(F fn) {
+    if constexpr (std::is_invocable_v<F&, T&, const Args&> ||
+                  std::is_invocable_v<F&, T&, Context&, const Args&>) {
+      static_cast<ObjectModel<T>*>(this->model_)->set_family_run(this->index_, std::move(fn));
+      return *this;
+    } else {
+      PROWL_CHECK(this->action().family < 0,
+                  "action '" + this->action().name +
+                      "': run() of an action with parameters takes (T&, const Args&) or (T&, "
+                      "Context&, const Args&)");
+      return plain_run(std::move(fn));
+    }
+  }
+
+ private:
+  template <class F>
+  ObjectActionBuilder& plain_run(F fn) {
     constexpr bool kTyped = std::is_invocable_v<F&, T&> && !std::is_invocable_v<F&, T&, Context&>;
     auto* model = static_cast<ObjectModel<T>*>(this->model_);
     if constexpr (kTyped) {
@@ -253,6 +302,99 @@ class ObjectModel : public Model {
     if (invariant < typed_checks_.size()) typed_checks_[invariant].installed = &installed;
   }
 
+  // Used by the builders: actions with parameters (prowl/explore/params.hpp). Each family keeps
+  // its code as installers, which put a combination's closures (with its Args) into its Action
+  // and the typed fast path; every change rebuilds the family's actions from them.
+  void add_param(std::size_t action, std::string name, Domain domain) {
+    const auto a = static_cast<ActionId>(action);
+    const std::size_t f =
+        actions()[a].family >= 0 ? static_cast<std::size_t>(actions()[a].family) : add_family(a);
+    if (codes_.size() <= f) codes_.resize(f + 1);
+    for (const auto& [existing, d] : family(f).params) {
+      PROWL_CHECK(existing != name,
+                  "action '" + family(f).name + "': parameter '" + name + "' is declared twice");
+    }
+    family(f).params.emplace_back(std::move(name), std::move(domain));
+    PROWL_CHECK(family(f).count() <= kMaxCombinations,
+                "action '" + family(f).name +
+                    "': its parameters make more than 65536 combinations; give them fewer values");
+    resync(action);
+  }
+  template <class F>
+  void add_family_guard(std::size_t action, F fn) {
+    const std::size_t f = family_of(action);
+    codes_[f].guards.push_back(
+        [fn = std::move(fn)](ObjectModel& m, Action& a, ActionId id, const Args& args) {
+          auto typed = [fn, args](const T& o) -> bool { return fn(o, args); };
+          m.add_typed_guard(id, typed);
+          a.preconditions.push_back([typed](const World& w, const Context&) -> bool {
+            return typed(ObjectModel<T>::object(w));
+          });
+        });
+    resync(action);
+  }
+  template <class F>
+  void set_family_run(std::size_t action, F fn) {
+    const std::size_t f = family_of(action);
+    codes_[f].run = [fn = std::move(fn)](ObjectModel& m, Action& a, ActionId id, const Args& args) {
+      if constexpr (std::is_invocable_v<F&, T&, const Args&>) {
+        auto typed = [fn, args](T& o) { return fn(o, args); };
+        using R = std::invoke_result_t<F&, T&, const Args&>;
+        a.run = [typed](Step& s) -> Outcome {
+          if constexpr (std::is_void_v<R>) {
+            typed(ObjectModel<T>::object(s.world));
+            return Outcome::ok();
+          } else {
+            return detail::to_outcome(typed(ObjectModel<T>::object(s.world)));
+          }
+        };
+        if constexpr (std::is_void_v<R>) {
+          m.set_typed_run(id, typed);
+          m.note_run_installed(id, a.run.target_type());
+        }
+      } else {
+        using R = std::invoke_result_t<F&, T&, Context&, const Args&>;
+        a.run = [fn, args](Step& s) -> Outcome {
+          if constexpr (std::is_void_v<R>) {
+            fn(ObjectModel<T>::object(s.world), s.context, args);
+            return Outcome::ok();
+          } else {
+            return detail::to_outcome(fn(ObjectModel<T>::object(s.world), s.context, args));
+          }
+        };
+      }
+    };
+    resync(action);
+  }
+  // Rebuilds the family of `action` from its parameters, its code and the first action's common
+  // settings (description, dependencies, limits, weight).
+  void resync(std::size_t action) {
+    const std::size_t f = family_of(action);
+    const ActionFamily& fam = family(f);
+    Action prototype = actions()[fam.first];
+    prototype.preconditions.clear();
+    prototype.run = nullptr;
+    // The typed copies of the family's old actions go: it is the last in the model.
+    typed_guards_.erase(
+        std::lower_bound(typed_guards_.begin(), typed_guards_.end(), fam.first,
+                         [](const ActionGuard& g, ActionId x) { return g.action < x; }),
+        typed_guards_.end());
+    typed_counts_.resize(std::min<std::size_t>(typed_counts_.size(), fam.first));
+    typed_runs_.resize(std::min<std::size_t>(typed_runs_.size(), fam.first));
+    std::vector<Action> made;
+    made.reserve(fam.count());
+    for (std::size_t k = 0; k < fam.count(); ++k) {
+      Action a = prototype;
+      a.name = fam.action_name(k);
+      const Args args = fam.args(k);
+      const auto id = static_cast<ActionId>(fam.first + k);
+      for (const Installer& guard : codes_[f].guards) guard(*this, a, id, args);
+      if (codes_[f].run) codes_[f].run(*this, a, id, args);
+      made.push_back(std::move(a));
+    }
+    set_family_actions(f, std::move(made));
+  }
+
   // The object inside a world built by this model.
   static T& object(World& w) { return static_cast<ObjectSystem<T>&>(w.system(0)).value(); }
   static const T& object(const World& w) {
@@ -285,6 +427,20 @@ class ObjectModel : public Model {
     closures_.push_back(std::move(owned));
     return raw;
   }
+
+  std::size_t family_of(std::size_t action) const {
+    const std::int32_t f = actions()[action].family;
+    PROWL_CHECK(f >= 0, "action '" + actions()[action].name +
+                            "': a precondition or run() that takes Args needs the action's "
+                            "parameters, declared first with param()");
+    return static_cast<std::size_t>(f);
+  }
+  using Installer = std::function<void(ObjectModel&, Action&, ActionId, const Args&)>;
+  struct FamilyCode {
+    std::vector<Installer> guards;
+    Installer run;
+  };
+  std::vector<FamilyCode> codes_;  // by family
 
   std::vector<std::shared_ptr<void>> closures_;
   // The preconditions added with when(const T&), typed, by action (in order of addition within
