@@ -100,6 +100,27 @@ std::vector<Config> all_configs() {
                      .make_model = [] { return boxed(bench::make_philo_model({12})); },
                      .spin_states = 1118878,
                      .spin_transitions = 9415129});
+  // The same two models written with parameters (README, "Actions with parameters"), to compare
+  // with the hand-written ones: --only params.
+  configs.push_back(
+      {.model = "params",
+       .pan = {"counters_params", "counters.pml", {"-DK=6", "-DN=10"}, false, 1100000, 24},
+       .opt_in = true,
+       .make_model =
+           [] {
+             return boxed(bench::make_counters_model({6, 10, true}));
+           },
+       .spin_states = 1000000,
+       .spin_transitions = 10800001});
+  configs.push_back({.model = "params",
+                     .pan = {"philo_params", "philo.pml", {"-DNP=12"}, true, 1200000, 24},
+                     .opt_in = true,
+                     .make_model =
+                         [] {
+                           return boxed(bench::make_philo_model({12, true}));
+                         },
+                     .spin_states = 1118878,
+                     .spin_transitions = 9415129});
   // The reference's ~1.3 GB for SPIN on 1e7 states is pan at -w26 (512 MiB of table).
   configs.push_back(
       {.model = "counters",
@@ -137,8 +158,9 @@ void print_usage(std::FILE* to) {
       "usage: spin_compare [--large] [--only NAME] [--prowl-only] [--runs N]\n"
       "                    [--spin PATH] [--cc PATH] [--models DIR] [--keep]\n"
       "  --large       also explore counters K=7 N=10 (1e7 states) and print the SCALE line\n"
-      "  --only NAME   one configuration (counters, orders, philo, counters_1e7, orders_1.6e7)\n"
-      "                or every configuration of one model\n"
+      "  --only NAME   one configuration (counters, orders, philo, counters_1e7, orders_1.6e7,\n"
+      "                counters_params, philo_params) or every configuration of one model\n"
+      "                (params: counters and philo written with parameters)\n"
       "  --prowl-only  skip SPIN; check the counts against SPIN's figures in bench/README.md\n"
       "  --runs N      run each tool N times and keep the fastest run (default 1)\n"
       "  --models DIR  the Promela models (default: the source tree's bench/spin)\n"

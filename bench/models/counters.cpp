@@ -26,7 +26,21 @@ prowl::ObjectModel<CountersState> make_counters_model(const CountersParams& para
       "counters", CountersState{}, {},
       [k](const CountersState& s) { return join_values(s.c.data(), k); });
   const auto top = static_cast<std::uint8_t>(n - 1);
-  for (int i = 0; i < k; ++i) {
+  if (params.params) {
+    model.action("inc")
+        .param("i", prowl::range(0, k - 1))
+        .when([top](const CountersState& s, const prowl::Args& a) {
+          return s.c[a.get<std::size_t>("i")] < top;
+        })
+        .run([](CountersState& s, const prowl::Args& a) { ++s.c[a.get<std::size_t>("i")]; });
+    model.action("reset")
+        .param("i", prowl::range(0, k - 1))
+        .when([](const CountersState& s, const prowl::Args& a) {
+          return s.c[a.get<std::size_t>("i")] > 0;
+        })
+        .run([](CountersState& s, const prowl::Args& a) { s.c[a.get<std::size_t>("i")] = 0; });
+  }
+  for (int i = 0; i < k && !params.params; ++i) {
     model.action("inc_" + std::to_string(i))
         .when([i, top](const CountersState& s) { return s.c[i] < top; })
         .run([i](CountersState& s) { ++s.c[i]; });

@@ -19,6 +19,9 @@ namespace bench {
 struct CountersParams {
   int k = 6;   // 1..8
   int n = 10;  // 1..255
+  // inc and reset as two actions with a parameter i in 0..K-1 (the same 2K actions, named
+  // inc(i=0), ...), to measure what parameters cost against hand-written actions.
+  bool params = false;
 };
 
 struct CountersState {
@@ -63,7 +66,8 @@ prowl::ObjectModel<OrdersState> make_orders_model(const OrdersParams& params);
 // philo.pml: NP dining philosophers; philosopher p takes the lower-numbered of forks p and
 // (p+1)%NP first. Per philosopher: take_first_p, take_second_p, put_second_p, put_first_p.
 struct PhiloParams {
-  int np = 12;  // 2..16
+  int np = 12;          // 2..16
+  bool params = false;  // the four actions with a parameter p in 0..NP-1, as CountersParams's
 };
 
 // SPIN's state vector without eating[]: eating[p] is exactly (pc[p] == 2), set by take_second and

@@ -12,12 +12,57 @@ namespace bench {
 
 static_assert(std::has_unique_object_representations_v<PhiloState>);
 
+namespace {
+
+// The same four actions per philosopher, each one action with a parameter p.
+void add_philo_params(prowl::ObjectModel<PhiloState>& model, int np) {
+  // As in philo.pml: the last philosopher takes fork 0 first, everyone else fork p.
+  const auto first = [np](int p) { return p == np - 1 ? 0 : p; };
+  const auto second = [np](int p) { return p == np - 1 ? np - 1 : p + 1; };
+  const auto who = [](const prowl::Args& a) { return a.get<int>(0); };  // p, by position
+  model.action("take_first")
+      .param("p", prowl::range(0, np - 1))
+      .when([=](const PhiloState& s, const prowl::Args& a) {
+        return s.pc[who(a)] == 0 && s.fork[first(who(a))] == 0;
+      })
+      .run([=](PhiloState& s, const prowl::Args& a) {
+        s.fork[first(who(a))] = static_cast<std::uint8_t>(who(a) + 1);
+        s.pc[who(a)] = 1;
+      });
+  model.action("take_second")
+      .param("p", prowl::range(0, np - 1))
+      .when([=](const PhiloState& s, const prowl::Args& a) {
+        return s.pc[who(a)] == 1 && s.fork[second(who(a))] == 0;
+      })
+      .run([=](PhiloState& s, const prowl::Args& a) {
+        s.fork[second(who(a))] = static_cast<std::uint8_t>(who(a) + 1);
+        s.pc[who(a)] = 2;
+      });
+  model.action("put_second")
+      .param("p", prowl::range(0, np - 1))
+      .when([=](const PhiloState& s, const prowl::Args& a) { return s.pc[who(a)] == 2; })
+      .run([=](PhiloState& s, const prowl::Args& a) {
+        s.fork[second(who(a))] = 0;
+        s.pc[who(a)] = 3;
+      });
+  model.action("put_first")
+      .param("p", prowl::range(0, np - 1))
+      .when([=](const PhiloState& s, const prowl::Args& a) { return s.pc[who(a)] == 3; })
+      .run([=](PhiloState& s, const prowl::Args& a) {
+        s.fork[first(who(a))] = 0;
+        s.pc[who(a)] = 0;
+      });
+}
+
+}  // namespace
+
 prowl::ObjectModel<PhiloState> make_philo_model(const PhiloParams& params) {
   const int np = params.np;
   PROWL_CHECK(np >= 2 && np <= 16, "philo: need 2 <= NP <= 16");
   prowl::ObjectModel<PhiloState> model(
       "philo", PhiloState{}, [np](const PhiloState& s) { return join_values(s.pc.data(), np); });
-  for (int p = 0; p < np; ++p) {
+  if (params.params) add_philo_params(model, np);
+  for (int p = 0; p < np && !params.params; ++p) {
     // As in philo.pml: the last philosopher takes fork 0 first, everyone else fork p.
     const int first = p == np - 1 ? 0 : p;
     const int second = p == np - 1 ? np - 1 : p + 1;

@@ -68,14 +68,16 @@ std::string render(const ParamValue& value) {
   return out + '"';
 }
 
-const ParamValue& Args::at(std::string_view name) const {
-  for (const auto& [n, v] : values_) {
-    if (n == name) return v;
-  }
+void Args::no_such(std::string_view name) const {
   std::string known;
   for (const auto& [n, v] : values_) known += (known.empty() ? "" : ", ") + n;
   throw LogicError(fmt::format("Args::get(\"{}\"): the action has no such parameter (it has: {})",
                                name, known.empty() ? "none" : known));
+}
+
+void Args::no_position(std::size_t position) const {
+  throw LogicError(fmt::format("Args::get({}): the action has {} parameter{}", position,
+                               values_.size(), values_.size() == 1 ? "" : "s"));
 }
 
 void Args::wrong_kind(std::string_view name, const char* expected) const {

@@ -56,7 +56,26 @@ class Args {
   // parameter, or the value is of the other kind.
   template <class T>
   T get(std::string_view name) const {
-    const ParamValue& v = at(name);
+    return as<T>(at(name), name);
+  }
+  // The same by the parameter's position in the order of declaration (0 first): no name to
+  // compare, for the hottest code. Throws LogicError when there is no such position.
+  template <class T>
+  T get(std::size_t position) const {
+    if (position >= values_.size()) no_position(position);
+    return as<T>(values_[position].second, values_[position].first);
+  }
+  const std::vector<std::pair<std::string, ParamValue>>& values() const { return values_; }
+
+ private:
+  const ParamValue& at(std::string_view name) const {
+    for (const auto& [n, v] : values_) {
+      if (n.size() == name.size() && n == name) return v;
+    }
+    no_such(name);
+  }
+  template <class T>
+  T as(const ParamValue& v, std::string_view name) const {
     if constexpr (std::is_same_v<T, std::string>) {
       if (const auto* text = std::get_if<std::string>(&v)) return *text;
       wrong_kind(name, "a text");
@@ -68,10 +87,8 @@ class Args {
       return static_cast<T>(*number);
     }
   }
-  const std::vector<std::pair<std::string, ParamValue>>& values() const { return values_; }
-
- private:
-  const ParamValue& at(std::string_view name) const;
+  [[noreturn]] void no_such(std::string_view name) const;
+  [[noreturn]] void no_position(std::size_t position) const;
   [[noreturn]] void wrong_kind(std::string_view name, const char* expected) const;
   [[noreturn]] void out_of_range(std::string_view name, std::int64_t value) const;
 

@@ -84,6 +84,13 @@ TEST(BenchPhilo, FourAndFivePhilosophersMatchSpin) {
   EXPECT_EQ(explore_all(bench::make_philo_model({5})), from_spin(261, 877));
 }
 
+TEST(BenchModels, WrittenWithParametersTheyMatchSpinToo) {
+  EXPECT_EQ(explore_all(bench::make_counters_model({3, 4, true})), (Counts{64, 288}));
+  EXPECT_EQ(explore_all(bench::make_philo_model({4, true})), from_spin(79, 209));
+  EXPECT_EQ(explore_all(bench::make_philo_model({5, true})), from_spin(261, 877));
+  EXPECT_EQ(bench::make_philo_model({3, true}).actions()[2].name, "take_first(p=2)");
+}
+
 // Whether the model's only invariant holds in `state`.
 template <class T>
 bool invariant_holds(const prowl::ObjectModel<T>& model, const T& state) {

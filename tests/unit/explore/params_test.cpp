@@ -195,6 +195,13 @@ TEST(Params, MisuseIsALogicErrorThatSaysWhatToDo) {
     EXPECT_STREQ(e.what(), "Args::get(\"value\"): the action has no such parameter (it has: key)");
   }
   EXPECT_THROW((void)args.get<std::string>("key"), LogicError);
+  EXPECT_EQ(args.get<std::int64_t>(0), 300);  // by position
+  try {
+    (void)args.get<int>(std::size_t{1});
+    ADD_FAILURE();
+  } catch (const LogicError& e) {
+    EXPECT_STREQ(e.what(), "Args::get(1): the action has 1 parameter");
+  }
 }
 
 }  // namespace
