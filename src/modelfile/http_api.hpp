@@ -68,7 +68,10 @@ class HttpApi final : public System {
   Status reset() override;
 
   // Runs an action's request against the service and judges the answer.
-  Outcome run(const ActionSpec& action, Context& context);
+  // With `params`, the values of one combination of the action's parameters: its request reads
+  // them as context keys (they are never bound in `context`).
+  Outcome run(const ActionSpec& action, Context& context,
+              const std::vector<std::pair<std::string, Value>>& params = {});
   // Checks one invariant in the current state.
   Check check(const InvariantSpec& invariant, const Context& context) const;
 

@@ -127,6 +127,50 @@ Result<std::unique_ptr<World>> build_world(const std::shared_ptr<const ModelSpec
 
 }  // namespace
 
+// Action `index` becomes the family of spec action i's parameters: one action per combination,
+// whose `when:` conditions and request read the combination's values beside the bound keys.
+void HttpModel::add_param_actions(std::size_t i, std::size_t index,
+                                  std::vector<Condition> conditions) {
+  const std::shared_ptr<const ModelSpec> s = spec_;
+  const ActionSpec& a = s->actions[i];
+  Action& common = actions()[index];
+  // The parameters are no context keys: nothing needs to bind them.
+  std::erase_if(common.requires_keys, [&](const std::string& key) {
+    return std::any_of(a.params.begin(), a.params.end(),
+                       [&](const auto& p) { return p.first == key; });
+  });
+  const Action prototype = common;
+  const std::size_t f = add_family(static_cast<ActionId>(index));
+  family(f).params = a.params;
+  const ActionFamily& fam = family(f);
+  std::vector<Action> made;
+  for (std::size_t k = 0; k < fam.count(); ++k) {
+    Action c = prototype;
+    c.name = fam.action_name(k);
+    std::vector<std::pair<std::string, Value>> values;
+    const Args args = fam.args(k);
+    for (const auto& [name, value] : args.values()) {
+      if (const auto* n = std::get_if<std::int64_t>(&value)) {
+        values.emplace_back(name, Value(*n));
+      } else {
+        values.emplace_back(name, Value(std::get<std::string>(value)));
+      }
+    }
+    if (!conditions.empty()) {
+      c.preconditions.push_back([conditions, values](const World&, const Context& ctx) {
+        Context view = ctx;
+        for (const auto& [key, value] : values) view.set(key, value);
+        return detail::conditions_hold(conditions, view);
+      });
+    }
+    c.run = [s, i, values](Step& step) {
+      return HttpApi::of(step.world).run(s->actions[i], step.context, values);
+    };
+    made.push_back(std::move(c));
+  }
+  set_family_actions(f, std::move(made));
+}
+
 HttpModel::HttpModel(ModelSpec spec)
     : Model(spec.name), spec_(std::make_shared<const ModelSpec>(std::move(spec))) {
   const std::shared_ptr<const ModelSpec> s = spec_;
@@ -136,7 +180,8 @@ HttpModel::HttpModel(ModelSpec spec)
   for (const std::string& key : s->state_keys) state_key(key);
   for (std::size_t i = 0; i < s->actions.size(); ++i) {
     const ActionSpec& a = s->actions[i];
-    Action& act = action(a.name).action();
+    const std::size_t index = add_action(a.name);
+    Action& act = actions()[index];
     act.description = a.description.empty()
                           ? fmt::format("{} {}", a.request.method, a.request.path.source())
                           : a.description;
@@ -157,6 +202,10 @@ HttpModel::HttpModel(ModelSpec spec)
           act.requires_keys.end()) {
         act.requires_keys.push_back(std::move(key));
       }
+    }
+    if (!a.params.empty()) {
+      add_param_actions(i, index, std::move(others));
+      continue;
     }
     if (!others.empty()) {
       act.preconditions.push_back([others](const World&, const Context& ctx) {

@@ -10,12 +10,15 @@ namespace prowl::modelfile::detail {
 namespace {
 
 constexpr std::string_view kActionKeys[] = {
-    "name", "description", "method",       "path",        "query", "headers",
-    "body", "timeout",     "ok",           "rejected",    "bind",  "unbind",
-    "when", "after",       "max_per_path", "max_per_run", "weight"};
+    "name", "description", "method",       "path",        "query",  "headers",
+    "body", "timeout",     "ok",           "rejected",    "bind",   "unbind",
+    "when", "after",       "max_per_path", "max_per_run", "weight", "params"};
 
 constexpr std::string_view kMethods[] = {"GET",    "POST", "PUT",    "PATCH",
                                          "DELETE", "HEAD", "OPTIONS"};
+
+constexpr std::string_view kParamsHint =
+    "write params: {NAME: {one_of: [1, 2, 3]}} or {NAME: {int: [LO, HI]}}";
 
 std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
@@ -171,10 +174,19 @@ Status Parser::action(const Item& item) {
   a.name = *name;
   a.pos = item.pos;
   ActionKeys seen;
+  const std::size_t first_ref = key_refs_.size();
   Status st = r_.entries(
       {item.node, item.pos, fmt::format("action '{}'", a.name)}, kActionKeys,
       [&](const std::string& key, const Item& v) { return action_field(key, v, a, seen); });
   if (!st) return st;
+  // The action's own parameters are bound wherever it reads them.
+  key_refs_.erase(
+      std::remove_if(key_refs_.begin() + static_cast<std::ptrdiff_t>(first_ref), key_refs_.end(),
+                     [&](const Ref& ref) {
+                       return std::any_of(a.params.begin(), a.params.end(),
+                                          [&](const auto& p) { return p.first == ref.name; });
+                     }),
+      key_refs_.end());
   if (!seen.has_path) {
     return r_.error(item.pos, fmt::format("action '{}' has no path", a.name),
                     "add path: /the/endpoint (appended to base_url)");
@@ -213,6 +225,8 @@ Status Parser::action_field(const std::string& key, const Item& v, ActionSpec& a
     auto n = r_.integer(v, 1, 1'000'000'000);
     if (!n) return n.status();
     (key == "max_per_path" ? a.max_per_path : a.max_per_run) = static_cast<std::uint32_t>(*n);
+  } else if (key == "params") {
+    return params(v, a);
   } else if (key == "weight") {
     auto w = r_.number(v);
     if (!w) return w.status();
@@ -238,6 +252,78 @@ Status Parser::bindings(const Item& v, ActionSpec& a) {
     a.bind.push_back(std::move(b));
   }
   return Status::ok();
+}
+
+// params: {NAME: {one_of: [V, ...]} | {int: [LO, HI]}, ...}
+Status Parser::params(const Item& v, ActionSpec& a) {
+  if (Status e = r_.expect_map(v); !e) return e;
+  std::size_t combinations = 1;
+  for (const auto& entry : v.node) {
+    auto k = r_.name({entry.first, r_.pos(entry.first), v.what + " key"});
+    if (!k) return k.status();
+    const Item d = child(entry.second, r_.pos(entry.first), fmt::format("{} {}", v.what, *k));
+    auto values = domain(d);
+    if (!values) return values.status();
+    combinations *= values->values.size();
+    if (combinations > kMaxCombinations) {
+      return r_.error(
+          d.pos,
+          fmt::format("action '{}': its parameters make more than 65536 combinations", a.name),
+          "give the parameters fewer values");
+    }
+    a.params.emplace_back(*k, std::move(*values));
+  }
+  if (a.params.empty()) return r_.error(v.pos, fmt::format("{} is empty", v.what), kParamsHint);
+  return Status::ok();
+}
+
+Result<Domain> Parser::domain(const Item& v) const {
+  if (Status e = r_.expect_map(v); !e)
+    return r_.error(v.pos, fmt::format("{} is not a domain", v.what), kParamsHint);
+  if (v.node.size() != 1) {
+    return r_.error(v.pos, fmt::format("{} needs exactly one of one_of: or int:", v.what),
+                    kParamsHint);
+  }
+  const std::string kind = v.node.begin()->first.as<std::string>();
+  const Item list = child(v.node.begin()->second, r_.pos(v.node.begin()->first),
+                          fmt::format("{} {}", v.what, kind));
+  Domain d;
+  if (kind == "int") {
+    if (!list.node.IsSequence() || list.node.size() != 2) {
+      return r_.error(list.pos, fmt::format("{} is not [LO, HI]", list.what), kParamsHint);
+    }
+    auto lo =
+        r_.integer(child(list.node[0], list.pos, list.what + " LO"), -1'000'000'000, 1'000'000'000);
+    if (!lo) return lo.status();
+    auto hi = r_.integer(child(list.node[1], list.pos, list.what + " HI"), *lo, *lo + 65535);
+    if (!hi) return hi.status();
+    return range(*lo, *hi);
+  }
+  if (kind != "one_of") {
+    return r_.error(v.pos, fmt::format("{}: unknown domain '{}'", v.what, kind), kParamsHint);
+  }
+  Status st = r_.elements(list, /*single_ok=*/false, [&](const Item& e) -> Status {
+    auto value = r_.value(e);
+    if (!value) return value.status();
+    ParamValue p;
+    if (const auto* n = std::get_if<std::int64_t>(&*value)) {
+      p = *n;
+    } else if (const auto* t = std::get_if<std::string>(&*value)) {
+      p = *t;
+    } else {
+      return r_.error(e.pos, fmt::format("{}: a value is a whole number or a string", e.what),
+                      "quote other values to make them strings");
+    }
+    if (std::find(d.values.begin(), d.values.end(), p) != d.values.end()) {
+      return r_.error(e.pos, fmt::format("{}: {} is listed twice", list.what, render(p)));
+    }
+    d.values.push_back(std::move(p));
+    return Status::ok();
+  });
+  if (!st) return st;
+  if (d.values.empty())
+    return r_.error(list.pos, fmt::format("{} is empty", list.what), kParamsHint);
+  return d;
 }
 
 Status Parser::names(const Item& v, std::vector<Ref>& refs, std::vector<std::string>& out) {

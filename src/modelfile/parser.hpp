@@ -67,6 +67,8 @@ class Parser {
   Status action(const Item& item);
   Status action_field(const std::string& key, const Item& v, ActionSpec& a, ActionKeys& seen);
   Status bindings(const Item& v, ActionSpec& a);
+  Status params(const Item& v, ActionSpec& a);
+  Result<Domain> domain(const Item& v) const;
   // A name or a sequence of names into `out`, each recorded in `refs` for the cross-checks.
   Status names(const Item& v, std::vector<Ref>& refs, std::vector<std::string>& out);
   Status ok_and_rejected_differ(const Item& item, const ActionSpec& a) const;

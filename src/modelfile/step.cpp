@@ -138,9 +138,18 @@ bool conditions_hold(const std::vector<Condition>& conditions, const Context& ct
   return true;
 }
 
-Outcome HttpApi::run(const ActionSpec& a, Context& ctx) {
+Outcome HttpApi::run(const ActionSpec& a, Context& bound,
+                     const std::vector<std::pair<std::string, Value>>& params) {
   step_.reset();
   const RequestSpec& spec = a.request;
+  // The request reads the parameters' values beside the bound keys; the answer binds into the
+  // state's context only.
+  Context with_params;
+  if (!params.empty()) {
+    with_params = bound;
+    for (const auto& [key, value] : params) with_params.set(key, value);
+  }
+  const Context& ctx = params.empty() ? bound : with_params;
   // The action requires every key its request uses; this only guards a model built by hand.
   if (const std::string* missing = missing_key(spec, ctx)) {
     return Outcome::skipped(fmt::format("context key '{}' is not bound", *missing));
@@ -162,7 +171,7 @@ Outcome HttpApi::run(const ActionSpec& a, Context& ctx) {
   if (!reply) {
     return with_detail(Outcome::error(redact(reply.status().message())), line(r, nullptr));
   }
-  return judge(a, r, *reply, ctx);
+  return judge(a, r, *reply, bound);
 }
 
 Outcome HttpApi::judge(const ActionSpec& a, const HttpRequest& r, const HttpResponse& reply,

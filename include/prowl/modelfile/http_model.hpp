@@ -33,6 +33,7 @@ class HttpModel : public Model {
   const ModelSpec& spec() const { return *spec_; }
 
  private:
+  void add_param_actions(std::size_t i, std::size_t index, std::vector<Condition> conditions);
   std::shared_ptr<const ModelSpec> spec_;
 };
 

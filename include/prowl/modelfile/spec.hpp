@@ -18,6 +18,7 @@
 #include "prowl/core/context.hpp"
 #include "prowl/core/invariant.hpp"
 #include "prowl/core/severity.hpp"
+#include "prowl/explore/params.hpp"
 #include "prowl/modelfile/template.hpp"
 #include "prowl/systems/process.hpp"
 
@@ -93,6 +94,9 @@ struct ActionSpec {
   std::uint32_t max_per_path = 0;
   std::uint32_t max_per_run = 0;
   double weight = 1.0;
+  // `params:` (docs/model-file.md, "Parameters"): the action stands for one action per
+  // combination of values; its templates and `when:` read each as ${name}.
+  std::vector<std::pair<std::string, Domain>> params;
 };
 
 struct ProcessSpec {
