@@ -96,7 +96,8 @@ Result<Finding> Explorer::Impl::materialize(const Pending& p) {
           [](const TraceStep& a, const TraceStep& b) { return a.action == b.action; });
     };
     if (shrunk->size() < f.steps.size() || !same_actions()) {
-      f.shrunk_from = f.steps.size();
+      // "shrunk from N steps" only when it got shorter; simpler values show in the steps.
+      if (shrunk->size() < f.steps.size()) f.shrunk_from = f.steps.size();
       f.steps = std::move(*shrunk);
       f.action = f.steps.empty() ? std::string() : f.steps.back().action;
     }

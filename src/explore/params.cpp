@@ -10,13 +10,19 @@ namespace prowl {
 namespace {
 
 Domain checked(Domain d) {
-  PROWL_CHECK(!d.values.empty(), "a parameter's domain has at least one value");
-  std::set<ParamValue> seen(d.values.begin(), d.values.end());
-  PROWL_CHECK(seen.size() == d.values.size(), "a parameter's domain has no value twice");
+  check_domain(d);
   return d;
 }
 
 }  // namespace
+
+void check_domain(const Domain& domain) {
+  PROWL_CHECK(!domain.values.empty(), "a parameter's domain has at least one value");
+  std::set<std::string> seen;
+  for (const ParamValue& v : domain.values) seen.insert(render(v));
+  PROWL_CHECK(seen.size() == domain.values.size(),
+              "a parameter's domain has no value twice (1 and \"1\" count as the same)");
+}
 
 Domain one_of(std::initializer_list<std::int64_t> values) {
   return checked({std::vector<ParamValue>(values.begin(), values.end())});

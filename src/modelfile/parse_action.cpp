@@ -262,6 +262,12 @@ Status Parser::params(const Item& v, ActionSpec& a) {
     auto k = r_.name({entry.first, r_.pos(entry.first), v.what + " key"});
     if (!k) return k.status();
     const Item d = child(entry.second, r_.pos(entry.first), fmt::format("{} {}", v.what, *k));
+    for (const auto& [existing, ignored] : a.params) {
+      if (existing == *k) {
+        return r_.error(r_.pos(entry.first),
+                        fmt::format("{}: parameter '{}' is declared twice", v.what, *k));
+      }
+    }
     auto values = domain(d);
     if (!values) return values.status();
     combinations *= values->values.size();
@@ -284,7 +290,9 @@ Result<Domain> Parser::domain(const Item& v) const {
     return r_.error(v.pos, fmt::format("{} needs exactly one of one_of: or int:", v.what),
                     kParamsHint);
   }
-  const std::string kind = v.node.begin()->first.as<std::string>();
+  auto key = r_.name({v.node.begin()->first, r_.pos(v.node.begin()->first), v.what + " key"});
+  if (!key) return key.status();
+  const std::string kind = *key;
   const Item list = child(v.node.begin()->second, r_.pos(v.node.begin()->first),
                           fmt::format("{} {}", v.what, kind));
   Domain d;
@@ -314,7 +322,9 @@ Result<Domain> Parser::domain(const Item& v) const {
       return r_.error(e.pos, fmt::format("{}: a value is a whole number or a string", e.what),
                       "quote other values to make them strings");
     }
-    if (std::find(d.values.begin(), d.values.end(), p) != d.values.end()) {
+    // 1 and "1" would name the same action.
+    if (std::any_of(d.values.begin(), d.values.end(),
+                    [&](const ParamValue& q) { return render(q) == render(p); })) {
       return r_.error(e.pos, fmt::format("{}: {} is listed twice", list.what, render(p)));
     }
     d.values.push_back(std::move(p));

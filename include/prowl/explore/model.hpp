@@ -40,37 +40,43 @@ class ActionBuilderBase {
   // Actions that must have run on the path to the current state.
   template <class... Names>
   Self& after(Names&&... names) {
-    (action().after.emplace_back(std::forward<Names>(names)), ...);
+    (edit().after.emplace_back(std::forward<Names>(names)), ...);
     return changed();
   }
   // Context keys that must be bound.
   template <class... Keys>
   Self& requires_keys(Keys&&... keys) {
-    (action().requires_keys.emplace_back(std::forward<Keys>(keys)), ...);
+    (edit().requires_keys.emplace_back(std::forward<Keys>(keys)), ...);
     return changed();
   }
   Self& max_per_path(std::uint32_t n) {
-    action().max_per_path = n;
+    edit().max_per_path = n;
     return changed();
   }
   Self& max_per_run(std::uint32_t n) {
-    action().max_per_run = n;
+    edit().max_per_run = n;
     return changed();
   }
   Self& weight(double w) {
-    action().weight = w;
+    edit().weight = w;
     return changed();
   }
   Self& describe(std::string text) {
-    action().description = std::move(text);
+    edit().description = std::move(text);
     return changed();
   }
   Action& action();
-  // After a setter: a builder whose action stands for several (params) updates them all.
+  // Before and after a setter: a builder whose action stands for several (params) checks that it
+  // may change them, then updates them all.
+  void before_change() {}
   void sync() {}
 
  protected:
   Self& self() { return static_cast<Self&>(*this); }
+  Action& edit() {
+    self().before_change();
+    return action();
+  }
   Self& changed() {
     self().sync();
     return self();

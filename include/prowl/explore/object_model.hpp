@@ -54,7 +54,14 @@ class ObjectActionBuilder : public ActionBuilderBase<ObjectActionBuilder<T>> {
     return *this;
   }
 
-  // The builder's own setters (weight, limits, ...) reach every action of a family.
+  // The builder's own setters (weight, limits, ...) reach every action of a family, which must
+  // still be the last.
+  void before_change() {
+    if (this->action().family >= 0) {
+      static_cast<ObjectModel<T>*>(this->model_)
+          ->check_family_last(static_cast<std::size_t>(this->action().family));
+    }
+  }
   void sync() {
     if (this->action().family >= 0)
       static_cast<ObjectModel<T>*>(this->model_)->resync(this->index_);
@@ -307,17 +314,24 @@ class ObjectModel : public Model {
   // and the typed fast path; every change rebuilds the family's actions from them.
   void add_param(std::size_t action, std::string name, Domain domain) {
     const auto a = static_cast<ActionId>(action);
+    // Every check before anything changes: a caught error leaves the model as it was.
+    check_domain(domain);
+    if (actions()[a].family >= 0) {
+      const auto f = static_cast<std::size_t>(actions()[a].family);
+      check_family_last(f);
+      for (const auto& [existing, d] : family(f).params) {
+        PROWL_CHECK(existing != name,
+                    "action '" + family(f).name + "': parameter '" + name + "' is declared twice");
+      }
+      PROWL_CHECK(family(f).count() * domain.values.size() <= kMaxCombinations,
+                  "action '" + family(f).name +
+                      "': its parameters make more than 65536 combinations; give them fewer "
+                      "values");
+    }
     const std::size_t f =
         actions()[a].family >= 0 ? static_cast<std::size_t>(actions()[a].family) : add_family(a);
     if (codes_.size() <= f) codes_.resize(f + 1);
-    for (const auto& [existing, d] : family(f).params) {
-      PROWL_CHECK(existing != name,
-                  "action '" + family(f).name + "': parameter '" + name + "' is declared twice");
-    }
     family(f).params.emplace_back(std::move(name), std::move(domain));
-    PROWL_CHECK(family(f).count() <= kMaxCombinations,
-                "action '" + family(f).name +
-                    "': its parameters make more than 65536 combinations; give them fewer values");
     resync(action);
   }
   template <class F>
@@ -366,10 +380,21 @@ class ObjectModel : public Model {
     };
     resync(action);
   }
+  // A family is built in one go, while it is the last action: its actions run to the end.
+  void check_family_last(std::size_t f) const {
+    const std::uint32_t first = families()[f].first;
+    const bool last = std::all_of(actions().begin() + first, actions().end(), [f](const Action& a) {
+      return a.family == static_cast<std::int32_t>(f);
+    });
+    PROWL_CHECK(last, "action '" + families()[f].name +
+                          "': an action with parameters is built in one go (param, when, run and "
+                          "its settings), before the next action is added");
+  }
   // Rebuilds the family of `action` from its parameters, its code and the first action's common
   // settings (description, dependencies, limits, weight).
   void resync(std::size_t action) {
     const std::size_t f = family_of(action);
+    check_family_last(f);
     const ActionFamily& fam = family(f);
     Action prototype = actions()[fam.first];
     prototype.preconditions.clear();

@@ -39,6 +39,9 @@ Domain one_of(std::initializer_list<const char*> values);
 Domain one_of(std::vector<std::string> values);
 // lo, lo + 1, ..., hi. REQUIRES: lo <= hi, at most 65536 values.
 Domain range(std::int64_t lo, std::int64_t hi);
+// Throws LogicError unless the domain has a value and no two that name an action the same way
+// (1 and "1" do).
+void check_domain(const Domain& domain);
 
 // A value as it appears in an action's name: a number in decimal; a text as it is when it is
 // made of letters, digits and _ . -, else in double quotes with \ and " escaped.

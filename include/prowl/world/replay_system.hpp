@@ -40,6 +40,8 @@ class ReplaySystem final : public ObjectSystem<T> {
 
   Capabilities capabilities() const override { return {false, false, true, false, false}; }
   Status observe(Hasher& hasher) const override {
+    if (!storage_)
+      return Status::environment("'" + this->name() + "' has no object: building it failed");
     if constexpr (DefaultObservable<T>) {
       if (!observe_) {
         observe_value(*storage_, hasher);
@@ -49,13 +51,16 @@ class ReplaySystem final : public ObjectSystem<T> {
     observe_(*storage_, hasher);
     return Status::ok();
   }
-  std::string describe() const override { return describe_ ? describe_(*storage_) : std::string(); }
+  std::string describe() const override {
+    return describe_ && storage_ ? describe_(*storage_) : std::string();
+  }
 
   // The state at begin() is a fresh object's: an explored state must be one that building the
   // object and replaying its path reaches.
   Status begin() override { return reset(); }
   Status reset() override {
     try {
+      this->object_ = nullptr;  // until a new one is built
       storage_.reset();
       build();
     } catch (const std::exception& e) {

@@ -167,6 +167,30 @@ TEST(Params, RandomDrawsReplayAndTheShrinkerMovesValuesTowardTheFirst) {
   EXPECT_TRUE(shrunk->findings[0].confirmed);
 }
 
+TEST(Params, AFamilyChangedAfterTheNextActionIsRefusedAndTheModelStaysAsItWas) {
+  ObjectModel<Cache> model("cache");
+  auto put = model.action("put").param("key", range(0, 2));
+  put.when([](const Cache& c, const Args& a) { return a.get<int>("key") != c.keys[0]; })
+      .run([](Cache& c, const Args& a) { c.put(a.get<int>("key"), 1); });
+  model.action("clear").when([](const Cache& c) { return c.keys[0] >= 0; }).run([](Cache& c) {
+    c = Cache{};
+  });
+  Bfs before;
+  auto a = explore(model, before);
+  ASSERT_TRUE(a);
+  EXPECT_THROW(put.param("value", range(0, 1)), LogicError);
+  EXPECT_THROW(put.weight(2), LogicError);
+  ASSERT_EQ(model.actions().size(), 4u);
+  EXPECT_EQ(model.actions()[3].name, "clear");
+  EXPECT_EQ(model.actions()[0].weight, 1);
+  Bfs after;
+  auto b = explore(model, after);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->stats.states, a->stats.states);
+  EXPECT_EQ(b->stats.transitions, a->stats.transitions);
+  EXPECT_EQ(b->coverage[3].enabled, a->coverage[3].enabled);  // clear kept its own guard
+}
+
 TEST(Params, MisuseIsALogicErrorThatSaysWhatToDo) {
   ObjectModel<Cache> model("cache");
   // Parameters come first.
@@ -178,6 +202,10 @@ TEST(Params, MisuseIsALogicErrorThatSaysWhatToDo) {
   EXPECT_THROW(model.action("twice").param("k", range(0, 1)).param("k", range(0, 1)), LogicError);
   EXPECT_THROW(model.action("huge").param("a", range(0, 999)).param("b", range(0, 999)),
                LogicError);
+  EXPECT_THROW(model.action("empty").param("k", Domain{}), LogicError);
+  EXPECT_THROW(
+      model.action("same").param("k", Domain{{ParamValue(std::int64_t{1}), ParamValue("1")}}),
+      LogicError);
   EXPECT_THROW(range(3, 2), LogicError);
   EXPECT_THROW(one_of({1, 1}), LogicError);
   const Args args({{"key", ParamValue(std::int64_t{300})}});

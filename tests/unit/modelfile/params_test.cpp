@@ -83,6 +83,20 @@ TEST(ModelFileParams, BadDomainsNameTheLineAndTheFix) {
                     "    params: {n: {int: [0, 999]}, m: {int: [0, 999]}}\n"),
             "m.yaml:8:37: action 'a': its parameters make more than 65536 combinations\n"
             "  hint: give the parameters fewer values");
+  EXPECT_EQ(message("  - name: a\n"
+                    "    path: /a\n"
+                    "    params: {n: {one_of: [1, \"1\"]}}\n"),
+            "m.yaml:8:30: action 'a': params n one_of: 1 is listed twice");
+  EXPECT_EQ(message("  - name: a\n"
+                    "    path: /a\n"
+                    "    params: {n: {int: [0, 1]}, n: {int: [0, 2]}}\n"),
+            "m.yaml:8:32: action 'a': params: parameter 'n' is declared twice");
+  // A key that is not a name is an error, not a crash.
+  EXPECT_EQ(message("  - name: a\n"
+                    "    path: /a\n"
+                    "    params: {n: {[int]: [0, 1]}}\n")
+                .rfind("m.yaml:8:18: action 'a': params n key ", 0),
+            0u);
   // A parameter is known to its own action only.
   EXPECT_EQ(message("  - name: a\n"
                     "    path: /a/${n}\n"
