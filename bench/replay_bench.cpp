@@ -28,24 +28,6 @@ namespace {
 
 using examples::Counters;
 
-// The counters example's actions and invariant, on either kind of model.
-void add_counters(prowl::ObjectModel<Counters>& model, int k, int n) {
-  for (int i = 0; i < k; ++i) {
-    model.action("inc_" + std::to_string(i))
-        .when([i, n](const Counters& c) { return c.c[i] < n - 1; })
-        .run([i](Counters& c) { ++c.c[i]; });
-    model.action("reset_" + std::to_string(i))
-        .when([i](const Counters& c) { return c.c[i] > 0; })
-        .run([i](Counters& c) { c.c[i] = 0; });
-  }
-  model.invariant("in_bounds").check([k, n](const Counters& c) {
-    for (int i = 0; i < k; ++i) {
-      if (c.c[i] >= n) return false;
-    }
-    return true;
-  });
-}
-
 struct Figures {
   std::uint64_t states = 0, transitions = 0, replayed = 0;
   double seconds = 0;
@@ -100,9 +82,9 @@ int main(int argc, char** argv) {
   for (const Size& size : sizes) {
     const std::string name = fmt::format("counters_k{}_n{}", size.k, size.n);
     prowl::ObjectModel<Counters> copy(name);
-    add_counters(copy, size.k, size.n);
+    examples::add_counters(copy, size.k, size.n);
     prowl::FactoryModel<Counters> replay(name, [] { return Counters{}; });
-    add_counters(replay, size.k, size.n);
+    examples::add_counters(replay, size.k, size.n);
     for (const std::string strategy : {"bfs", "dfs"}) {
       // Depth first, a restore replays a path as deep as the search (thousands of steps at
       // K = 6): the largest size runs breadth first only.

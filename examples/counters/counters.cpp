@@ -11,6 +11,11 @@ prowl::ObjectModel<Counters> make_counters_model(int k, int n) {
     for (int i = 0; i < k; ++i) out += (i ? " " : "") + std::to_string(s.c[i]);
     return out;
   });
+  add_counters(model, k, n);
+  return model;
+}
+
+void add_counters(prowl::ObjectModel<Counters>& model, int k, int n) {
   const auto top = static_cast<std::uint8_t>(n - 1);
   for (int i = 0; i < k; ++i) {
     model.action("inc_" + std::to_string(i))
@@ -26,7 +31,6 @@ prowl::ObjectModel<Counters> make_counters_model(int k, int n) {
     }
     return true;
   });
-  return model;
 }
 
 }  // namespace examples

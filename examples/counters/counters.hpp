@@ -15,5 +15,8 @@ struct Counters {
 };
 
 prowl::ObjectModel<Counters> make_counters_model(int k, int n);
+// Its actions (inc_i, reset_i) and invariant (in_bounds), on any model of Counters: an
+// ObjectModel, or a FactoryModel that explores without copying (bench/replay_bench).
+void add_counters(prowl::ObjectModel<Counters>& model, int k, int n);
 
 }  // namespace examples

@@ -225,8 +225,11 @@ std::optional<Pair> LearnedStrategy::jump_pick() {
   std::vector<Move> moves;
   std::vector<Pair> pairs;  // by score: the state and the index of the pair in its untried ones
   std::vector<double> all;
-  std::vector<std::size_t> scored;  // by score: its state's carry in `carries`
-  std::vector<GraphPolicy::Carry> carries;
+  // A recurrent policy's carry after deciding at each candidate state.
+  const auto* graph_policy = std::get_if<GraphPolicy>(&policy_);
+  const bool recurrent = graph_policy != nullptr && graph_policy->recurrent();
+  std::vector<std::pair<StateId, GraphPolicy::Carry>> carries;
+  GraphPolicy::Carry unused;
   Memory one;  // the state alone
   one.edges.resize(1);
   one.visits.resize(1);
@@ -241,17 +244,20 @@ std::optional<Pair> LearnedStrategy::jump_pick() {
     moves.clear();
     for (ActionId a : n.untried) moves.push_back(move_of(a, -1));
     const View view(moves, one, steps_, options_.budget, 0);
-    const Eigen::VectorXd z = scores(view, distance, carries.emplace_back());
+    const Eigen::VectorXd z =
+        scores(view, distance, recurrent ? carries.emplace_back(s, unused).second : unused);
     for (Eigen::Index b = 0; b < z.size(); ++b) {
       all.push_back(z[b]);
       pairs.push_back({s, static_cast<ActionId>(b)});
-      scored.push_back(carries.size() - 1);
     }
   }
-  const std::size_t k =
-      draw(Eigen::Map<const Eigen::VectorXd>(all.data(), static_cast<Eigen::Index>(all.size())));
-  carry_ = std::move(carries[scored[k]]);  // the decision was taken at the chosen pair's state
-  return take(pairs[k].state, pairs[k].action);
+  const Pair chosen = pairs[draw(
+      Eigen::Map<const Eigen::VectorXd>(all.data(), static_cast<Eigen::Index>(all.size())))];
+  // The decision was taken at the chosen pair's state.
+  for (auto& [state, carry] : carries) {
+    if (state == chosen.state) carry_ = std::move(carry);
+  }
+  return take(chosen.state, chosen.action);
 }
 
 std::optional<Pair> LearnedStrategy::pick(const Graph& /*graph*/) {
