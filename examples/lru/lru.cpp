@@ -21,6 +21,19 @@ int Lru::get(int key) {
   return it->second->second;
 }
 
+void Lru::erase(int key) {
+  if (auto it = where_.find(key); it != where_.end()) {
+    items_.erase(it->second);
+    where_.erase(it);
+  }
+}
+
+std::vector<int> Lru::keys() const {
+  std::vector<int> out;
+  for (const auto& [key, value] : items_) out.push_back(key);
+  return out;
+}
+
 bool Lru::consistent() const {
   if (where_.size() != items_.size()) return false;
   for (auto it = items_.begin(); it != items_.end(); ++it) {
@@ -47,6 +60,9 @@ prowl::FactoryModel<Lru> make_lru_model(bool evict_late) {
   model.action("get").param("key", prowl::range(0, 3)).run([](Lru& c, const prowl::Args& a) {
     c.get(a.get<int>("key"));
   });
+  model.action("erase")
+      .param("key", prowl::from_state([](const Lru& c) { return c.keys(); }, /*places=*/3))
+      .run([](Lru& c, const prowl::Args& a) { c.erase(a.get<int>("key")); });
   model.invariant("within_capacity").check([](const Lru& c) { return c.items().size() <= 2; });
   model.invariant("map_matches_list").check([](const Lru& c) { return c.consistent(); });
   return model;

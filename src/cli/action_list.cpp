@@ -38,6 +38,18 @@ void write_action_list(std::ostream& out, const Model& model) {
   for (const Action& a : model.actions()) {
     out << "  " << a.name << '\n';
     if (!a.description.empty()) out << "    " << a.description << '\n';
+    if (a.family >= 0) {
+      // A state-given parameter: which of the state's values this action takes.
+      const ActionFamily& family = model.families()[static_cast<std::size_t>(a.family)];
+      const auto k = static_cast<std::size_t>(&a - model.actions().data()) - family.first;
+      const std::vector<std::size_t> choice = family.choice(k);
+      for (std::size_t p = 0; p < family.params.size(); ++p) {
+        const auto& [name, domain] = family.params[p];
+        if (domain.slots == 0) continue;
+        out << fmt::format("    {}: value #{} in the state it runs in, of {}\n", name, choice[p],
+                           domain.source);
+      }
+    }
     std::vector<std::string> facts;
     if (!a.after.empty()) facts.push_back(fmt::format("after {}", fmt::join(a.after, ", ")));
     if (!a.requires_keys.empty()) {

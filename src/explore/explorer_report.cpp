@@ -54,6 +54,48 @@ Finding Explorer::Impl::finding_of(const Pending& p) const {
   return f;
 }
 
+namespace {
+
+// The steps of an action with a state-given domain, as the exploration found them, name its
+// places ("remove(key=#1)"): one replay names them with the values they ran with, which is what
+// a trace keeps and what replays in any state that has the value.
+Result<bool> name_values(const Model& model, World& world, Finding& f) {
+  if (!model.has_state_domains()) return true;
+  Replayer replayer(model, world);
+  auto r = replayer.run(f.steps, /*keep_going=*/true);
+  if (!r) return r.status();
+  // The steps before the last as they ran; the last, and an action error's name, only when the
+  // replay failed there the same way (a finding that does not reproduce keeps its failing step
+  // as the exploration saw it).
+  const std::size_t n = f.steps.size();
+  for (std::size_t i = 0; i < r->executed.size() && i + 1 < n; ++i) {
+    f.steps[i].action = r->executed[i].action;
+  }
+  if (n > 0 && r->executed.size() == n && r->find(f.kind, f.name, n) != nullptr) {
+    f.steps.back().action = r->executed.back().action;
+    if (f.kind == FindingKind::kActionError) f.name = f.steps.back().action;
+  }
+  f.action = n == 0 ? std::string() : f.steps.back().action;
+  return true;
+}
+
+// A value of a state-given domain is found at different places in different states: findings
+// the same but for the place (same kind, name and last step, once named with the values) are
+// one. The first, the shortest, stays.
+void merge_places(std::vector<Finding>& findings) {
+  std::vector<Finding> kept;
+  for (Finding& f : findings) {
+    const bool seen =
+        f.confirmed && std::any_of(kept.begin(), kept.end(), [&](const Finding& k) {
+          return k.confirmed && k.kind == f.kind && k.name == f.name && k.action == f.action;
+        });
+    if (!seen) kept.push_back(std::move(f));
+  }
+  findings = std::move(kept);
+}
+
+}  // namespace
+
 bool Explorer::Impl::may_replay() {
   const int n = interrupts();
   if (n == 0) return true;
@@ -69,7 +111,8 @@ Result<Finding> Explorer::Impl::materialize(const Pending& p) {
     f.unconfirmed = "interrupted before it could be replayed";
   } else {
     const int before = interrupts();
-    auto ok = confirm(model, *world, f);
+    Result<bool> ok = name_values(model, *world, f);
+    if (ok) ok = confirm(model, *world, f);
     if (!ok && interrupts() != before) {
       // A signal cut the replay short (a reset request, a service restart).
       f.unconfirmed = "interrupted while it was replayed";
@@ -114,6 +157,7 @@ Result<Finding> Explorer::Impl::materialize(const Pending& p) {
   const std::size_t replayed =
       f.confirmed || p.source == kNoState ? f.steps.size() : f.steps.size() - 1;
   for (std::size_t i = 0; i < r->executed.size() && i < replayed; ++i) {
+    f.steps[i].action = r->executed[i].action;
     f.steps[i].outcome = r->executed[i].outcome;
     f.steps[i].detail = r->executed[i].detail;
   }
@@ -261,6 +305,7 @@ Result<RunReport> Explorer::Impl::explore_and_report() {
                      if (x.severity != y.severity) return x.severity < y.severity;
                      return x.steps.size() < y.steps.size();
                    });
+  if (model.has_state_domains()) merge_places(report.findings);
   if (Status st = world->end(); !st) return st;
   stats.seconds = seconds_since(start);
   report.stats = stats;

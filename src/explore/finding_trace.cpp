@@ -129,7 +129,7 @@ Result<std::vector<TraceStep>> trace_to_steps(const trace::Trace& trace, const M
                                     "handles",
                                     s.action));
     }
-    if (model.find_action(s.action) == kNoAction) {
+    if (!model.may_name(s.action)) {
       std::vector<std::string_view> known;
       for (const Action& a : model.actions()) known.push_back(a.name);
       return invalid_at(source, s.line,

@@ -52,11 +52,65 @@ void Model::set_family_actions(std::size_t f, std::vector<Action> actions) {
                   "next action is added",
                   family.name));
   PROWL_CHECK(actions.size() == family.count(), "set_family_actions: one action per combination");
+  if (family.in_state()) {
+    state_domains_ = true;
+    gate_places(family, actions);
+  }
   actions_.resize(family.first);
   for (Action& a : actions) {
     a.family = static_cast<std::int32_t>(f);
     actions_.push_back(std::move(a));
   }
+}
+
+void Model::gate_places(const ActionFamily& family, std::vector<Action>& actions) {
+  auto shared = std::make_shared<const ActionFamily>(family);
+  for (std::size_t k = 0; k < actions.size(); ++k) {
+    // Combination 0 (every parameter at its first value or place) reports a failure to work
+    // the values out, once.
+    const bool first_place = k == 0;
+    Action& a = actions[k];
+    a.preconditions.insert(
+        a.preconditions.begin(), [shared, k, first_place](const World& w, const Context& c) {
+          std::string error;
+          return shared->args_in(k, w, c, &error).has_value() || (first_place && !error.empty());
+        });
+    if (!a.run) continue;
+    a.run = [shared, k, inner = std::move(a.run)](Step& step) -> Outcome {
+      std::string error;
+      if (!shared->args_in(k, step.world, step.context, &error)) {
+        return error.empty() ? Outcome::skipped("no value at this place in this state")
+                             : Outcome::error(error);
+      }
+      return inner(step);
+    };
+  }
+}
+
+std::string Model::label(ActionId a, const World& world, const Context& context) const {
+  const Action& action = actions_[a];
+  if (action.family < 0) return action.name;
+  const ActionFamily& family = families_[static_cast<std::size_t>(action.family)];
+  if (!family.in_state()) return action.name;
+  return family.name_in(a - family.first, world, context);
+}
+
+ActionId Model::resolve(std::string_view name, const World& world, const Context& context) const {
+  if (const ActionId a = find_action(name); a != kNoAction) return a;
+  for (const ActionFamily& family : families_) {
+    if (!family.in_state() || !name.starts_with(family.name + "(")) continue;
+    if (const auto k = family.find_in(name, world, context)) {
+      return static_cast<ActionId>(family.first + *k);
+    }
+  }
+  return kNoAction;
+}
+
+bool Model::may_name(std::string_view name) const {
+  if (find_action(name) != kNoAction) return true;
+  return std::any_of(families_.begin(), families_.end(), [&](const ActionFamily& family) {
+    return family.in_state() && name.starts_with(family.name + "(") && name.ends_with(')');
+  });
 }
 
 ActionId Model::variant(ActionId a, std::size_t param, std::size_t value) const {

@@ -21,7 +21,7 @@ struct Replayer::Impl {
   void check_state(std::size_t after_steps);
   // A system that died during step i: the step's failure, and the end of the replay (the state is
   // not known any more).
-  bool crashed(const TraceStep& step, std::size_t i);
+  bool crashed(const std::string& action, std::size_t i);
   // Runs steps[i] from the state `facts` describes. False when the replay ends with it (an error,
   // a crash, an interrupt); `result.error` is set when the trace cannot go on (an unknown or
   // disabled action).
@@ -74,19 +74,25 @@ void Replayer::Impl::check_state(std::size_t after_steps) {
   }
 }
 
-bool Replayer::Impl::crashed(const TraceStep& step, std::size_t i) {
+bool Replayer::Impl::crashed(const std::string& action, std::size_t i) {
   const auto [system, why] = exec.world().dead_system();
   if (system == nullptr) return false;
   result.failures.push_back(
       {FindingKind::kServiceCrashed, system->name(), Severity::kCritical,
-       fmt::format("service '{}' died during '{}': {}", system->name(), step.action, why), i + 1});
+       fmt::format("service '{}' died during '{}': {}", system->name(), action, why), i + 1});
   return true;
 }
 
 bool Replayer::Impl::replay_step(const TraceStep& step, std::size_t i) {
-  const ActionId a = model.find_action(step.action);
+  // A step of a state-given domain names its value; the state says at which place it is.
+  const bool by_state = model.has_state_domains();
+  const World& world = exec.world();
+  const ActionId a = by_state ? model.resolve(step.action, world, world.context())
+                              : model.find_action(step.action);
   if (a == kNoAction) {
-    result.error = fmt::format("unknown action '{}'", step.action);
+    result.error = by_state && model.may_name(step.action)
+                       ? fmt::format("action '{}' has no such value in this state", step.action)
+                       : fmt::format("unknown action '{}'", step.action);
     result.error_step = i + 1;
     return false;
   }
@@ -96,28 +102,33 @@ bool Replayer::Impl::replay_step(const TraceStep& step, std::size_t i) {
     result.error_step = i + 1;
     return false;
   }
+  // The step as it runs here: its action's name, with the values it runs with. Its failure keeps
+  // the step's own name when that named a place ("remove(id=#1)"), so that a finding named so
+  // is found again.
+  const std::string name = by_state ? model.label(a, world, world.context()) : step.action;
+  const std::string& failing =
+      by_state && step.action == model.actions()[a].name ? step.action : name;
   Outcome out = exec.run(a, [&] { return Rng(step.seed); });
   if (out.kind == Outcome::Kind::kSkipped) {
     // Listed, so that executed[i] stays the outcome of steps[i].
-    result.executed.push_back({step.action, step.seed, "skipped", out.message});
+    result.executed.push_back({name, step.seed, "skipped", out.message});
     return true;
   }
   // A refusal or an error keeps its reason as the step's detail when it has no detail of its own.
   std::string detail = out.detail.empty() ? out.message : std::move(out.detail);
-  result.executed.push_back(
-      {step.action, step.seed, std::string(to_string(out.kind)), std::move(detail)});
+  result.executed.push_back({name, step.seed, std::string(to_string(out.kind)), std::move(detail)});
   if (out.kind == Outcome::Kind::kError) {
     if (interrupted()) {
       result.interrupted = true;  // the interrupt cut the step short: not a failure
       return false;
     }
-    if (!crashed(step, i)) {
+    if (!crashed(name, i)) {
       result.failures.push_back(
-          {FindingKind::kActionError, step.action, Severity::kHigh, out.message, i + 1});
+          {FindingKind::kActionError, failing, Severity::kHigh, out.message, i + 1});
     }
     return false;
   }
-  if (crashed(step, i)) return false;
+  if (crashed(name, i)) return false;
   exec.advance(facts, a, next);
   facts.swap(next);
   check_state(i + 1);

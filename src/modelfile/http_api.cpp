@@ -1,7 +1,9 @@
 #include "http_api.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -230,6 +232,49 @@ std::string HttpApi::describe() const {
     const Json* at = body ? find_pointer(*body, o.pointer) : nullptr;
     std::string shown = !body ? reply->body : (at ? at->dump() : std::string("(missing)"));
     out += fmt::format("{} {}", reply->status, one_line(redact(shown), spec_->body_limit));
+  }
+  return out;
+}
+
+namespace {
+
+// A cell as a parameter's value: a whole number written as prowl writes it ("7", "-2") as a
+// number, anything else ("007", "1e3", "x") as the text it is.
+ParamValue param_value(const std::string& text) {
+  std::int64_t n = 0;
+  const char* end = text.data() + text.size();
+  auto [at, ec] = std::from_chars(text.data(), end, n);
+  if (ec == std::errc() && at == end && std::to_string(n) == text) return n;
+  return text;
+}
+
+}  // namespace
+
+Result<std::vector<ParamValue>> HttpApi::state_values(const ActionSpec::StateSource& source,
+                                                      const Context& context) const {
+  std::vector<ParamValue> out;
+  std::set<std::string> seen;  // by name: 1 and "1" would name one action
+  auto add = [&](ParamValue v) {
+    if (seen.insert(render(v)).second) out.push_back(std::move(v));
+  };
+  if (source.sql.empty()) {
+    for (const std::string& key : source.keys) {
+      const Value* v = context.find(key);
+      if (v == nullptr || std::holds_alternative<std::monostate>(*v)) continue;
+      if (const auto* n = std::get_if<std::int64_t>(v)) {
+        add(*n);
+      } else if (const auto* t = std::get_if<std::string>(v)) {
+        add(*t);
+      } else {
+        add(to_string(*v));
+      }
+    }
+    return out;
+  }
+  auto rows = database(source.database)->query(source.sql);
+  if (!rows) return Status::invalid(fmt::format("the query failed: {}", rows.status().message()));
+  for (const auto& row : rows->rows) {
+    if (!row.empty() && row[0]) add(param_value(*row[0]));
   }
   return out;
 }

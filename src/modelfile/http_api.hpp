@@ -76,6 +76,10 @@ class HttpApi final : public System {
   Check check(const InvariantSpec& invariant, const Context& context) const;
 
   const std::string& base_url() const { return base_url_; }
+  // The values a parameter's from_sql: or from_context: gives in the current state: the first
+  // column's values (NULLs left out) or the bound keys' values, in order, each once.
+  Result<std::vector<ParamValue>> state_values(const ActionSpec::StateSource& source,
+                                               const Context& context) const;
 
  private:
   // One answer to an action's request, kept for the response rules.

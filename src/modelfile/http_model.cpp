@@ -10,6 +10,7 @@
 #include "database.hpp"
 #include "file_copies.hpp"
 #include "http_api.hpp"
+#include "prowl/core/escape.hpp"
 #include "prowl/modelfile/loader.hpp"
 #include "prowl/systems/process.hpp"
 
@@ -125,7 +126,49 @@ Result<std::unique_ptr<World>> build_world(const std::shared_ptr<const ModelSpec
   return world;
 }
 
+// One combination's arguments as the values its request and conditions read.
+std::vector<std::pair<std::string, Value>> context_values(const Args& args) {
+  std::vector<std::pair<std::string, Value>> values;
+  for (const auto& [name, value] : args.values()) {
+    if (const auto* n = std::get_if<std::int64_t>(&value)) {
+      values.emplace_back(name, Value(*n));
+    } else {
+      values.emplace_back(name, Value(std::get<std::string>(value)));
+    }
+  }
+  return values;
+}
+
 }  // namespace
+
+void HttpModel::add_state_param_actions(std::size_t i, std::size_t f, Action prototype,
+                                        std::vector<Condition> conditions) {
+  const std::shared_ptr<const ModelSpec> s = spec_;
+  const auto shared = std::make_shared<const ActionFamily>(family(f));
+  std::vector<Action> made;
+  for (std::size_t k = 0; k < shared->count(); ++k) {
+    Action c = prototype;
+    c.name = shared->action_name(k);
+    if (!conditions.empty()) {
+      c.preconditions.push_back([conditions, shared, k](const World& w, const Context& ctx) {
+        // Values that cannot be had: the place's gate decides, and the run says why.
+        std::string error;
+        const std::optional<Args> args = shared->args_in(k, w, ctx, &error);
+        if (!args) return !error.empty();
+        Context view = ctx;
+        for (const auto& [key, value] : context_values(*args)) view.set(key, value);
+        return detail::conditions_hold(conditions, view);
+      });
+    }
+    c.run = [s, i, shared, k](Step& step) {
+      const std::optional<Args> args = shared->args_in(k, step.world, step.context);
+      if (!args) return Outcome::skipped("no value at this place in this state");
+      return HttpApi::of(step.world).run(s->actions[i], step.context, context_values(*args));
+    };
+    made.push_back(std::move(c));
+  }
+  set_family_actions(f, std::move(made));
+}
 
 // Action `index` becomes the family of spec action i's parameters: one action per combination,
 // whose `when:` conditions and request read the combination's values beside the bound keys.
@@ -142,20 +185,28 @@ void HttpModel::add_param_actions(std::size_t i, std::size_t index,
   const Action prototype = common;
   const std::size_t f = add_family(static_cast<ActionId>(index));
   family(f).params = a.params;
+  // A from_sql: or from_context: parameter reads the state's values through the world's HttpApi.
+  for (const ActionSpec::StateSource& source : a.state_sources) {
+    for (auto& [name, d] : family(f).params) {
+      if (name != source.param) continue;
+      d.in_state = [source](const World& w, const Context& ctx) {
+        return HttpApi::of(w).state_values(source, ctx);
+      };
+      // The query is shown on one line, escaped, in messages and --list-actions.
+      d.source = source.sql.empty() ? fmt::format("from_context: {}", fmt::join(source.keys, ", "))
+                                    : fmt::format("from_sql: {}", escape_text(source.sql));
+    }
+  }
   const ActionFamily& fam = family(f);
+  if (fam.in_state()) {
+    add_state_param_actions(i, f, std::move(prototype), std::move(conditions));
+    return;
+  }
   std::vector<Action> made;
   for (std::size_t k = 0; k < fam.count(); ++k) {
     Action c = prototype;
     c.name = fam.action_name(k);
-    std::vector<std::pair<std::string, Value>> values;
-    const Args args = fam.args(k);
-    for (const auto& [name, value] : args.values()) {
-      if (const auto* n = std::get_if<std::int64_t>(&value)) {
-        values.emplace_back(name, Value(*n));
-      } else {
-        values.emplace_back(name, Value(std::get<std::string>(value)));
-      }
-    }
+    std::vector<std::pair<std::string, Value>> values = context_values(fam.args(k));
     if (!conditions.empty()) {
       c.preconditions.push_back([conditions, values](const World&, const Context& ctx) {
         Context view = ctx;

@@ -244,6 +244,15 @@ Status Parser::check_databases() {
     if (!name) return name.status();
     spec_.invariants[database_ref_invariant_[i]].database = *name;
   }
+  for (ActionSpec& a : spec_.actions) {
+    for (ActionSpec::StateSource& source : a.state_sources) {
+      if (source.sql.empty()) continue;
+      auto name = resolve(source.database, source.pos,
+                          fmt::format("action '{}': parameter '{}'", a.name, source.param));
+      if (!name) return name.status();
+      source.database = *name;
+    }
+  }
   for (const SqlObservation& o : sql_observations_) {
     auto name = resolve(o.database, o.pos, fmt::format("observation '{}'", o.name));
     if (!name) return name.status();

@@ -18,7 +18,9 @@ constexpr std::string_view kMethods[] = {"GET",    "POST", "PUT",    "PATCH",
                                          "DELETE", "HEAD", "OPTIONS"};
 
 constexpr std::string_view kParamsHint =
-    "write params: {NAME: {one_of: [1, 2, 3]}} or {NAME: {int: [LO, HI]}}";
+    "write params: {NAME: {one_of: [1, 2, 3]}}, {NAME: {int: [LO, HI]}}, {NAME: {from_sql: "
+    "SELECT ...}} or {NAME: {from_context: [KEY, ...]}}";
+constexpr std::string_view kStateDomainKeys[] = {"from_sql", "from_context", "database", "places"};
 
 std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
@@ -268,8 +270,14 @@ Status Parser::params(const Item& v, ActionSpec& a) {
                         fmt::format("{}: parameter '{}' is declared twice", v.what, *k));
       }
     }
-    auto values = domain(d);
+    ActionSpec::StateSource source;
+    auto values = domain(d, source);
     if (!values) return values.status();
+    if (values->slots > 0) {
+      source.param = *k;
+      for (const std::string& key : source.keys) key_refs_.push_back({key, source.pos, d.what});
+      a.state_sources.push_back(std::move(source));
+    }
     combinations *= values->values.size();
     if (combinations > kMaxCombinations) {
       return r_.error(
@@ -283,12 +291,72 @@ Status Parser::params(const Item& v, ActionSpec& a) {
   return Status::ok();
 }
 
-Result<Domain> Parser::domain(const Item& v) const {
+Result<Domain> Parser::state_domain(const Item& v, ActionSpec::StateSource& source) const {
+  std::int64_t places = 0;  // not given: 8 for from_sql:, one per key for from_context:
+  bool sql = false;
+  bool context = false;
+  source.pos = v.pos;
+  Status st = r_.entries(v, kStateDomainKeys, [&](const std::string& key, const Item& e) -> Status {
+    if (key == "from_sql") {
+      auto text = r_.text(e);
+      if (!text) return text.status();
+      if (text->empty()) return r_.error(e.pos, fmt::format("{} is empty", e.what), kParamsHint);
+      source.sql = *text;
+      sql = true;
+    } else if (key == "from_context") {
+      context = true;
+      Status st = r_.elements(e, /*single_ok=*/true, [&](const Item& k) -> Status {
+        auto name = r_.name(k);
+        if (!name) return name.status();
+        source.keys.push_back(*name);
+        return Status::ok();
+      });
+      if (st && source.keys.empty()) {
+        return r_.error(e.pos, fmt::format("{} lists no context key", e.what),
+                        "write from_context: [KEY, ...] with the keys whose values it takes");
+      }
+      return st;
+    } else if (key == "database") {
+      auto name = r_.name(e);
+      if (!name) return name.status();
+      source.database = *name;
+    } else {
+      auto n = r_.integer(e, 1, 256);
+      if (!n) return n.status();
+      places = *n;
+    }
+    return Status::ok();
+  });
+  if (!st) return st;
+  if (sql && context) {
+    return r_.error(v.pos, fmt::format("{} has both from_sql: and from_context:", v.what),
+                    "give each parameter one source of values");
+  }
+  if (context && !source.database.empty()) {
+    return r_.error(v.pos,
+                    fmt::format("{}: database: goes with from_sql:, not from_context:", v.what));
+  }
+  if (places == 0) places = sql ? 8 : static_cast<std::int64_t>(source.keys.size());
+  // The places; HttpModel connects them to the state's values.
+  Domain d;
+  for (std::int64_t i = 0; i < places; ++i) d.values.emplace_back(i);
+  d.slots = static_cast<std::size_t>(places);
+  d.source = sql ? "from_sql" : "from_context";
+  return d;
+}
+
+Result<Domain> Parser::domain(const Item& v, ActionSpec::StateSource& source) const {
   if (Status e = r_.expect_map(v); !e)
     return r_.error(v.pos, fmt::format("{} is not a domain", v.what), kParamsHint);
+  for (const auto& entry : v.node) {
+    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : std::string();
+    if (key == "from_sql" || key == "from_context") return state_domain(v, source);
+  }
   if (v.node.size() != 1) {
-    return r_.error(v.pos, fmt::format("{} needs exactly one of one_of: or int:", v.what),
-                    kParamsHint);
+    return r_.error(
+        v.pos,
+        fmt::format("{} needs exactly one of one_of:, int:, from_sql: or from_context:", v.what),
+        kParamsHint);
   }
   auto key = r_.name({v.node.begin()->first, r_.pos(v.node.begin()->first), v.what + " key"});
   if (!key) return key.status();

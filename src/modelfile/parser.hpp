@@ -68,7 +68,9 @@ class Parser {
   Status action_field(const std::string& key, const Item& v, ActionSpec& a, ActionKeys& seen);
   Status bindings(const Item& v, ActionSpec& a);
   Status params(const Item& v, ActionSpec& a);
-  Result<Domain> domain(const Item& v) const;
+  // A parameter's domain; a state-given one (from_sql:, from_context:) also says where from.
+  Result<Domain> domain(const Item& v, ActionSpec::StateSource& source) const;
+  Result<Domain> state_domain(const Item& v, ActionSpec::StateSource& source) const;
   // A name or a sequence of names into `out`, each recorded in `refs` for the cross-checks.
   Status names(const Item& v, std::vector<Ref>& refs, std::vector<std::string>& out);
   Status ok_and_rejected_differ(const Item& item, const ActionSpec& a) const;

@@ -152,6 +152,37 @@ const StrategyEntry* find_strategy(std::string_view name) {
 
 const std::vector<std::string>& strategy_names() { return names(); }
 
+namespace {
+
+// The first c in text outside parentheses and double quotes (a backslash escapes the next
+// character in quotes), or npos: an action with parameters, `put(key=1, value="a,b")`, is one
+// key.
+std::size_t top_level(std::string_view text, char c) {
+  int depth = 0;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char x = text[i];
+    if (quoted) {
+      if (x == '\\') {
+        ++i;
+      } else if (x == '"') {
+        quoted = false;
+      }
+    } else if (x == '"') {
+      quoted = true;
+    } else if (x == '(') {
+      ++depth;
+    } else if (x == ')' && depth > 0) {
+      --depth;
+    } else if (x == c && depth == 0) {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
 Result<StrategySpec> parse_strategy_spec(std::string_view text) {
   const std::size_t colon = text.find(':');
   StrategySpec spec;
@@ -160,9 +191,9 @@ Result<StrategySpec> parse_strategy_spec(std::string_view text) {
   if (colon == std::string_view::npos) return spec;
   std::string_view rest = text.substr(colon + 1);
   for (;;) {
-    const std::size_t comma = rest.find(',');
+    const std::size_t comma = top_level(rest, ',');
     const std::string_view item = rest.substr(0, comma);
-    const std::size_t eq = item.find('=');
+    const std::size_t eq = top_level(item, '=');
     if (eq == std::string_view::npos || eq == 0) return invalid_option_syntax(spec.name, item);
     spec.options.push_back({std::string(item.substr(0, eq)), std::string(item.substr(eq + 1))});
     if (comma == std::string_view::npos) return spec;

@@ -172,6 +172,18 @@ class Model {
   // The action of a's family whose parameter `param` takes its domain's value `value` and every
   // other parameter a's. REQUIRES: actions()[a].family >= 0, param and value in range.
   ActionId variant(ActionId a, std::size_t param, std::size_t value) const;
+  // Whether an action's parameter has a domain the state gives (prowl::from_state, from_sql:,
+  // from_context:): its steps are then named with the values they ran with (label()).
+  bool has_state_domains() const { return state_domains_; }
+  // Action a's name as it runs in the current state: its name, or for a place of a state-given
+  // domain the name with the state's value ("remove(key=7)" for "remove(key=#1)").
+  std::string label(ActionId a, const World& world, const Context& context) const;
+  // The action `name` names in the current state: an action's name, or a label (a state-given
+  // domain's value, at whatever place the state has it). kNoAction if none.
+  ActionId resolve(std::string_view name, const World& world, const Context& context) const;
+  // Whether `name` can name an action in some state: an action's name, or a label of an action
+  // with a state-given domain.
+  bool may_name(std::string_view name) const;
 
   // An optional fast path for the explorer's hot loop, for models whose actions and invariants
   // read and change one typed object (ObjectModel): plain function pointers over that object,
@@ -204,10 +216,13 @@ class Model {
   std::size_t add_family(ActionId a);
   ActionFamily& family(std::size_t f) { return families_[f]; }
   // Replaces family f's actions, which must be the last ones, by `actions` (one per combination,
-  // in order), each marked with the family.
+  // in order), each marked with the family. A family with a state-given domain gets a first
+  // precondition per action (its place holds a value in the state) and a run that fails with the
+  // reason when the state's values cannot be had.
   void set_family_actions(std::size_t f, std::vector<Action> actions);
 
  private:
+  static void gate_places(const ActionFamily& family, std::vector<Action>& actions);
   std::string name_;
   WorldFactory world_factory_;
   CopyFactory copy_factory_;
@@ -215,6 +230,7 @@ class Model {
   std::vector<Invariant> invariants_;
   std::vector<std::string> state_keys_;
   std::vector<ActionFamily> families_;
+  bool state_domains_ = false;
 };
 
 template <class Self>

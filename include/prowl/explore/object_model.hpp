@@ -53,6 +53,20 @@ class ObjectActionBuilder : public ActionBuilderBase<ObjectActionBuilder<T>> {
     model->add_param(this->index_, std::move(name), std::move(domain));
     return *this;
   }
+  // A parameter whose values the object's state gives (prowl::from_state).
+  template <class F>
+  ObjectActionBuilder& param(std::string name, FromState<F> domain) {
+    static_assert(std::is_invocable_v<F&, const T&>,
+                  "from_state() takes a function of (const T&) returning a range of values");
+    return param(std::move(name),
+                 state_domain(
+                     domain.places,
+                     [f = std::move(domain.values_of)](
+                         const World& w, const Context&) -> Result<std::vector<ParamValue>> {
+                       return to_param_values(f(ObjectModel<T>::object(w)));
+                     },
+                     "from_state"));
+  }
 
   // The builder's own setters (weight, limits, ...) reach every action of a family, which must
   // still be the last.
@@ -338,7 +352,18 @@ class ObjectModel : public Model {
   void add_family_guard(std::size_t action, F fn) {
     const std::size_t f = family_of(action);
     codes_[f].guards.push_back(
-        [fn = std::move(fn)](ObjectModel& m, Action& a, ActionId id, const Args& args) {
+        [fn = std::move(fn)](ObjectModel& m, Action& a, ActionId id, const Combination& c) {
+          if (c.family) {
+            a.preconditions.push_back(
+                [fn, family = c.family, k = c.k](const World& w, const Context& ctx) -> bool {
+                  // Values that cannot be had: the place's gate decides, and the run says why.
+                  std::string error;
+                  const std::optional<Args> args = family->args_in(k, w, ctx, &error);
+                  return args ? fn(ObjectModel<T>::object(w), *args) : !error.empty();
+                });
+            return;
+          }
+          const Args& args = c.args;
           auto typed = [fn, args](const T& o) -> bool { return fn(o, args); };
           m.add_typed_guard(id, typed);
           a.preconditions.push_back([typed](const World& w, const Context&) -> bool {
@@ -350,7 +375,17 @@ class ObjectModel : public Model {
   template <class F>
   void set_family_run(std::size_t action, F fn) {
     const std::size_t f = family_of(action);
-    codes_[f].run = [fn = std::move(fn)](ObjectModel& m, Action& a, ActionId id, const Args& args) {
+    codes_[f].run = [fn = std::move(fn)](ObjectModel& m, Action& a, ActionId id,
+                                         const Combination& c) {
+      if (c.family) {
+        a.run = [fn, family = c.family, k = c.k](Step& s) -> Outcome {
+          const std::optional<Args> args = family->args_in(k, s.world, s.context);
+          if (!args) return Outcome::skipped("no value at this place in this state");
+          return call_run(fn, s, *args);
+        };
+        return;
+      }
+      const Args& args = c.args;
       if constexpr (std::is_invocable_v<F&, T&, const Args&>) {
         auto typed = [fn, args](T& o) { return fn(o, args); };
         using R = std::invoke_result_t<F&, T&, const Args&>;
@@ -367,15 +402,7 @@ class ObjectModel : public Model {
           m.note_run_installed(id, a.run.target_type());
         }
       } else {
-        using R = std::invoke_result_t<F&, T&, Context&, const Args&>;
-        a.run = [fn, args](Step& s) -> Outcome {
-          if constexpr (std::is_void_v<R>) {
-            fn(ObjectModel<T>::object(s.world), s.context, args);
-            return Outcome::ok();
-          } else {
-            return detail::to_outcome(fn(ObjectModel<T>::object(s.world), s.context, args));
-          }
-        };
+        a.run = [fn, args](Step& s) -> Outcome { return call_run(fn, s, args); };
       }
     };
     resync(action);
@@ -406,15 +433,17 @@ class ObjectModel : public Model {
         typed_guards_.end());
     typed_counts_.resize(std::min<std::size_t>(typed_counts_.size(), fam.first));
     typed_runs_.resize(std::min<std::size_t>(typed_runs_.size(), fam.first));
+    // A state-given domain's arguments are worked out in each state, from a copy of the family.
+    const auto in_state = fam.in_state() ? std::make_shared<const ActionFamily>(fam) : nullptr;
     std::vector<Action> made;
     made.reserve(fam.count());
     for (std::size_t k = 0; k < fam.count(); ++k) {
       Action a = prototype;
       a.name = fam.action_name(k);
-      const Args args = fam.args(k);
+      const Combination c{fam.args(k), in_state, k};
       const auto id = static_cast<ActionId>(fam.first + k);
-      for (const Installer& guard : codes_[f].guards) guard(*this, a, id, args);
-      if (codes_[f].run) codes_[f].run(*this, a, id, args);
+      for (const Installer& guard : codes_[f].guards) guard(*this, a, id, c);
+      if (codes_[f].run) codes_[f].run(*this, a, id, c);
       made.push_back(std::move(a));
     }
     set_family_actions(f, std::move(made));
@@ -460,7 +489,35 @@ class ObjectModel : public Model {
                             "parameters, declared first with param()");
     return static_cast<std::size_t>(f);
   }
-  using Installer = std::function<void(ObjectModel&, Action&, ActionId, const Args&)>;
+  // One combination of a family: its given arguments, or (family set) the family whose
+  // state-given domains give them in each state, and the combination's index.
+  struct Combination {
+    Args args;
+    std::shared_ptr<const ActionFamily> family;
+    std::size_t k = 0;
+  };
+  using Installer = std::function<void(ObjectModel&, Action&, ActionId, const Combination&)>;
+  // Runs a family's run() with the step's arguments.
+  template <class F>
+  static Outcome call_run(const F& fn, Step& s, const Args& args) {
+    if constexpr (std::is_invocable_v<F&, T&, const Args&>) {
+      using R = std::invoke_result_t<F&, T&, const Args&>;
+      if constexpr (std::is_void_v<R>) {
+        fn(ObjectModel<T>::object(s.world), args);
+        return Outcome::ok();
+      } else {
+        return detail::to_outcome(fn(ObjectModel<T>::object(s.world), args));
+      }
+    } else {
+      using R = std::invoke_result_t<F&, T&, Context&, const Args&>;
+      if constexpr (std::is_void_v<R>) {
+        fn(ObjectModel<T>::object(s.world), s.context, args);
+        return Outcome::ok();
+      } else {
+        return detail::to_outcome(fn(ObjectModel<T>::object(s.world), s.context, args));
+      }
+    }
+  }
   struct FamilyCode {
     std::vector<Installer> guards;
     Installer run;

@@ -97,6 +97,17 @@ struct ActionSpec {
   // `params:` (docs/model-file.md, "Parameters"): the action stands for one action per
   // combination of values; its templates and `when:` read each as ${name}.
   std::vector<std::pair<std::string, Domain>> params;
+  // For each parameter whose values the current state gives (a Domain with places), where they
+  // come from: the first column of `sql` on `database` (from_sql:), or the values bound to
+  // `keys` (from_context:).
+  struct StateSource {
+    std::string param;
+    std::string sql;
+    std::string database;  // the only database when the file names none
+    std::vector<std::string> keys;
+    SourcePos pos;
+  };
+  std::vector<StateSource> state_sources;
 };
 
 struct ProcessSpec {

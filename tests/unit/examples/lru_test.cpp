@@ -22,13 +22,15 @@ TEST(LruExample, KeepsItsListAndMapInStep) {
 
 TEST(LruExample, ExploresEveryCombinationOfKeysAndValues) {
   const auto model = make_lru_model();
-  ASSERT_EQ(model.actions().size(), 8u + 4u);  // put: 4 keys x 2 values; get: 4 keys
+  // put: 4 keys x 2 values; get: 4 keys; erase: 3 places for the keys held.
+  ASSERT_EQ(model.actions().size(), 8u + 4u + 3u);
   prowl::Bfs bfs;
   auto report = prowl::explore(model, bfs);
   ASSERT_TRUE(report) << report.status().message();
   // Empty; one of 8 entries; two entries of different keys in order: 4 * 3 keys, 2 * 2 values.
   EXPECT_EQ(report->stats.states, 1u + 8 + 48);
-  EXPECT_EQ(report->stats.transitions, (1u + 8 + 48) * 12);
+  // put and get from every state; erase once per key held.
+  EXPECT_EQ(report->stats.transitions, (1u + 8 + 48) * 12 + 8 * 1 + 48 * 2);
   EXPECT_EQ(report->termination, prowl::Termination::kExhausted);
 }
 

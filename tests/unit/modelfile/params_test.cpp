@@ -56,7 +56,8 @@ TEST(ModelFileParams, TwoMembersTimesTwoBooksInOneActionWhoseRequestReadsThem) {
 
 TEST(ModelFileParams, BadDomainsNameTheLineAndTheFix) {
   const std::string hint =
-      "\n  hint: write params: {NAME: {one_of: [1, 2, 3]}} or {NAME: {int: [LO, HI]}}";
+      "\n  hint: write params: {NAME: {one_of: [1, 2, 3]}}, {NAME: {int: [LO, HI]}}, {NAME: "
+      "{from_sql: SELECT ...}} or {NAME: {from_context: [KEY, ...]}}";
   EXPECT_EQ(message("  - name: a\n"
                     "    path: /a\n"
                     "    params: {n: {between: [1, 2]}}\n"),
@@ -107,6 +108,79 @@ TEST(ModelFileParams, BadDomainsNameTheLineAndTheFix) {
                        "action binds it",
                        0),
             0u);
+}
+
+TEST(ModelFileParams, StateGivenDomainsSayWhereTheirValuesComeFrom) {
+  auto spec = parse_model(std::string(kHead) +
+                              "  - name: make\n"
+                              "    path: /books\n"
+                              "    bind: {book_id: /id}\n"
+                              "  - name: lend\n"
+                              "    params:\n"
+                              "      book: {from_sql: \"SELECT id FROM books\", places: 3}\n"
+                              "      member: {from_context: [book_id, other]}\n"
+                              "    path: /books/${book}/lend/${member}\n"
+                              "  - name: keep\n"
+                              "    params: {book: {from_context: book_id}}\n"
+                              "    path: /books/${book}\n"
+                              "    bind: {other: /id}\n",
+                          "m.yaml", "/models");
+  ASSERT_TRUE(spec) << spec.status().message();
+  const ActionSpec& lend = spec->actions[1];
+  ASSERT_EQ(lend.state_sources.size(), 2u);
+  EXPECT_EQ(lend.state_sources[0].param, "book");
+  EXPECT_EQ(lend.state_sources[0].sql, "SELECT id FROM books");
+  EXPECT_EQ(lend.state_sources[0].database, "db");  // the only one
+  EXPECT_EQ(lend.state_sources[1].param, "member");
+  EXPECT_EQ(lend.state_sources[1].keys, (std::vector<std::string>{"book_id", "other"}));
+  EXPECT_EQ(lend.params[0].second.slots, 3u);
+  EXPECT_EQ(lend.params[1].second.slots, 2u);  // from_context: one place per key by default
+  EXPECT_EQ(spec->actions[2].state_sources[0].keys, (std::vector<std::string>{"book_id"}));
+  const HttpModel model(*spec);
+  ASSERT_EQ(model.actions().size(), 1u + 3 * 2 + 1);
+  EXPECT_EQ(model.actions()[1].name, "lend(book=#0, member=#0)");
+  EXPECT_EQ(model.actions()[6].name, "lend(book=#2, member=#1)");
+  EXPECT_EQ(model.actions()[7].name, "keep(book=#0)");
+  EXPECT_TRUE(model.has_state_domains());
+  EXPECT_EQ(model.families()[0].params[0].second.source, "from_sql: SELECT id FROM books");
+  EXPECT_EQ(model.families()[0].params[1].second.source, "from_context: book_id, other");
+}
+
+TEST(ModelFileParams, BadStateGivenDomainsNameTheLineAndTheFix) {
+  EXPECT_EQ(message("  - name: a\n"
+                    "    path: /a\n"
+                    "    params: {n: {from_sql: \"SELECT 1\", from_context: [k]}}\n"),
+            "m.yaml:8:17: action 'a': params n has both from_sql: and from_context:\n"
+            "  hint: give each parameter one source of values");
+  EXPECT_EQ(message("  - name: a\n"
+                    "    path: /a\n"
+                    "    params: {n: {from_context: [k], database: db}}\n"),
+            "m.yaml:8:17: action 'a': params n: database: goes with from_sql:, not from_context:");
+  EXPECT_EQ(message("  - name: a\n"
+                    "    path: /a\n"
+                    "    params: {n: {from_sql: \"SELECT 1\", places: 300}}\n"),
+            "m.yaml:8:48: action 'a': params n: places must lie in 1..256, not 300");
+  EXPECT_EQ(message("  - name: a\n"
+                    "    path: /a\n"
+                    "    params: {n: {from_sql: \"SELECT 1\", limit: 3}}\n"),
+            "m.yaml:8:40: unknown key 'limit' in action 'a': params n\n"
+            "  hint: the keys here are: from_sql, from_context, database, places");
+  EXPECT_EQ(message("  - name: a\n"
+                    "    path: /a\n"
+                    "    params: {n: {from_sql: \"SELECT 1\", database: dbb}}\n"),
+            "m.yaml:8:17: action 'a': parameter 'n': no database system is named 'dbb'\n"
+            "  hint: did you mean 'db'?");
+  EXPECT_EQ(message("  - name: a\n"
+                    "    path: /a\n"
+                    "    params: {n: {from_context: []}}\n"),
+            "m.yaml:8:32: action 'a': params n: from_context lists no context key\n"
+            "  hint: write from_context: [KEY, ...] with the keys whose values it takes");
+  EXPECT_EQ(message("  - name: a\n"
+                    "    path: /a\n"
+                    "    params: {n: {from_sql: \"\"}}\n"),
+            "m.yaml:8:28: action 'a': params n: from_sql is empty\n  hint: write params: {NAME: "
+            "{one_of: [1, 2, 3]}}, {NAME: {int: [LO, HI]}}, {NAME: {from_sql: SELECT ...}} or "
+            "{NAME: {from_context: [KEY, ...]}}");
 }
 
 }  // namespace

@@ -103,6 +103,20 @@ TEST(Factory, EndsAKeyAtItsFirstEqualsSign) {
   EXPECT_EQ(spec->options, (std::vector<StrategyOption>{{"inc_0", "a=b"}}));
 }
 
+// An action with parameters is one key: its commas and '=' are inside parentheses or quotes.
+TEST(Factory, NamesAnActionWithParametersAsOneKey) {
+  auto spec = parse_strategy_spec(
+      "weighted:put(key=1, value=0)=3,login(user=\"a,b\\\"=)\")=0.5,get(key=2)=2");
+  ASSERT_TRUE(spec) << spec.status().message();
+  EXPECT_EQ(spec->options, (std::vector<StrategyOption>{{"put(key=1, value=0)", "3"},
+                                                        {"login(user=\"a,b\\\"=)\")", "0.5"},
+                                                        {"get(key=2)", "2"}}));
+  // A '(' never closed holds the rest: no '=' ends the key.
+  EXPECT_EQ(parse_strategy_spec("weighted:put(key=1=3").status().message(),
+            "strategy 'weighted': option 'put(key=1=3' is not KEY=VALUE (write "
+            "weighted:KEY=VALUE,KEY=VALUE)");
+}
+
 TEST(Factory, RefusesAnUnknownNameListingTheKnownOnes) {
   learn::register_learned_strategy();  // as run_main does: the list names it
   const std::string expected =
