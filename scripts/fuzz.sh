@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds prowl's libFuzzer targets (fuzz/) with clang in build-fuzz/ and runs each for a bounded
 # time on a copy of its seed corpus: the trace reader for 60 s, the model file loader, the system
-# file reader (prowl reach) and the policy file reader for 30 s each, or each for SECONDS. Exits 1 when a fuzzer finds a crash (or a hang, or a leak), after
+# file reader (prowl reach), the policy file reader and the OpenAPI reader (prowl init) for 30 s each, or each for SECONDS. Exits 1 when a fuzzer finds a crash (or a hang, or a leak), after
 # printing where the input that triggers it was written; see fuzz/README.md to reproduce it.
 # Usage: scripts/fuzz.sh [SECONDS]
 # Environment: PROWL_FUZZ_CXX, the clang++ to build with (default clang++-16: clang 14 cannot
@@ -94,4 +94,5 @@ run trace_reader_fuzzer trace "${seconds:-60}"
 run model_file_fuzzer model "${seconds:-30}"
 run system_file_fuzzer system "${seconds:-30}"
 run policy_file_fuzzer policy "${seconds:-30}"
+run openapi_fuzzer openapi "${seconds:-30}"
 exit "$failed"

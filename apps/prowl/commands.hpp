@@ -17,6 +17,10 @@ int demo_command(int argc, char** argv);
 // file (docs/model-file.md); with --trace-dir its traces record model-file=MODEL.yaml.
 int explore_command(int argc, char** argv);
 
+// `prowl init --openapi SPEC [-o FILE] [--force] [--command CMD]`: writes a starter model file
+// from an OpenAPI document.
+int init_command(int argc, char** argv);
+
 // `prowl replay TRACE [--model FILE.yaml]`: replays a trace of a model file's target.
 int replay_command(int argc, char** argv);
 

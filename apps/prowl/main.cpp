@@ -21,6 +21,8 @@ constexpr Command kCommands[] = {
      prowl::app::demo_command},
     {"explore", "explore an HTTP service described by a YAML model file",
      prowl::app::explore_command},
+    {"init", "write a starter model file from an OpenAPI document (--openapi SPEC)",
+     prowl::app::init_command},
     {"reach", "prove a system file's invariants symbolically (Z3), or find the shortest break",
      prowl::app::reach_command},
     {"replay", "replay a trace (explore, reach, worst-case): does its failure happen again?",

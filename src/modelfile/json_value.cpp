@@ -37,6 +37,20 @@ std::optional<Json> parse_json(std::string_view text) {
   return json;
 }
 
+std::string pointer_token(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 const Json* find_pointer(const Json& doc, const std::string& pointer) {
   try {
     const Json::json_pointer ptr(pointer);

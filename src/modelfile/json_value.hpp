@@ -38,6 +38,8 @@ std::optional<Json> parse_json(std::string_view text);
 // The value at a JSON Pointer ("" is the whole document), or nullptr when there is none (a
 // missing key, an index out of range or not a number). REQUIRES: a syntactically valid pointer.
 const Json* find_pointer(const Json& doc, const std::string& pointer);
+// A key as one token of a JSON Pointer: '~' as "~0", '/' as "~1".
+std::string pointer_token(std::string_view key);
 
 enum class Order { kLess, kEqual, kGreater, kUnordered };
 // Numbers compare numerically (1 == 1.0), strings by bytes; any other pair of values is equal or

@@ -403,34 +403,6 @@ Result<ModelSpec> Parser::run(const YAML::Node& root) {
 
 namespace {
 
-struct BadByte {
-  int line;
-  int column;  // in characters
-  unsigned char byte;
-};
-
-// The first byte that breaks UTF-8, or nullopt when the text is UTF-8.
-std::optional<BadByte> first_non_utf8(std::string_view text) {
-  int line = 1, column = 1;
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    const std::size_t len = c < 0x80           ? 1
-                            : (c >> 5) == 0x6  ? 2
-                            : (c >> 4) == 0xe  ? 3
-                            : (c >> 3) == 0x1e ? 4
-                                               : 0;
-    bool ok = len != 0 && i + len <= text.size() && (len != 2 || c >= 0xc2);
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      ok = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
-    }
-    if (!ok) return BadByte{line, column, c};
-    column = c == '\n' ? 1 : column + 1;
-    line += c == '\n' ? 1 : 0;
-    i += len;
-  }
-  return std::nullopt;
-}
-
 // `size`: "5000000 bytes".
 Status too_large(const std::string& file, std::string_view size) {
   return Status::invalid(fmt::format("{}: the model file is {}; model files are limited to {} MiB",
@@ -446,11 +418,7 @@ Result<ModelSpec> parse_model(std::string_view text, const std::string& file,
   }
   detail::Reader reader(file, base_dir, options.resolve_env);
   // Every string of a model ends up in JSON, which must be UTF-8.
-  if (std::optional<BadByte> bad = first_non_utf8(text)) {
-    return reader.error({bad->line, bad->column},
-                        fmt::format("the file is not UTF-8 text (byte 0x{:02X})", bad->byte),
-                        "save the file as UTF-8");
-  }
+  if (Status st = detail::check_utf8(text, reader); !st) return st;
   // Before anything expands an alias or recurses into the document.
   if (Status st = detail::check_yaml_bounds(text, reader); !st) return st;
   YAML::Node root;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <istream>
+#include <optional>
 #include <streambuf>
 #include <string>
 #include <vector>
@@ -94,7 +95,7 @@ SourcePos position_of(std::string_view text, std::size_t offset) {
 // (deepest level inside it, minus its own, plus one); a scalar has height 0.
 class Counter final : public YAML::EventHandler {
  public:
-  explicit Counter(MeteredText& text) : text_(text) {}
+  Counter(MeteredText& text, YamlBounds bounds) : text_(text), bounds_(bounds) {}
 
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {}
@@ -146,25 +147,25 @@ class Counter final : public YAML::EventHandler {
   void add(const YAML::Mark& mark, std::uint64_t nodes, std::uint64_t bytes, bool alias) {
     total_ += nodes;
     bytes_ += bytes;
-    if (total_ > kMaxModelNodes) {
+    if (total_ > bounds_.nodes) {
       throw Stop{pos_of(mark),
                  alias ? fmt::format("aliases expand the document to more than {} "
                                      "nodes",
-                                     kMaxModelNodes)
-                       : fmt::format("the document has more than {} nodes", kMaxModelNodes)};
+                                     bounds_.nodes)
+                       : fmt::format("the document has more than {} nodes", bounds_.nodes)};
     }
     // A few large scalars repeated by aliases are few nodes but much text to copy.
-    if (bytes_ > kMaxModelExpandedBytes) {
+    if (bytes_ > bounds_.bytes) {
       throw Stop{pos_of(mark), fmt::format("aliases expand the document to more than {} MiB of "
                                            "text",
-                                           kMaxModelExpandedBytes >> 20)};
+                                           bounds_.bytes >> 20)};
     }
   }
   // A collection at `level` (an expanded alias's deepest one) lies inside every open one.
   void reach(const YAML::Mark& mark, std::size_t level) {
-    if (level > kMaxModelDepth) {
+    if (level > bounds_.depth) {
       throw Stop{pos_of(mark),
-                 fmt::format("the document nests deeper than {} levels", kMaxModelDepth)};
+                 fmt::format("the document nests deeper than {} levels", bounds_.depth)};
     }
     if (!open_.empty()) open_.back().deepest = std::max(open_.back().deepest, level);
   }
@@ -199,6 +200,7 @@ class Counter final : public YAML::EventHandler {
   }
 
   MeteredText& text_;
+  YamlBounds bounds_;
   std::vector<Open> open_;
   std::vector<Anchored> anchors_;  // by yaml-cpp's anchor id
   std::uint64_t total_ = 0;        // nodes so far, aliases expanded
@@ -207,16 +209,57 @@ class Counter final : public YAML::EventHandler {
 
 }  // namespace
 
+namespace {
+
+struct BadByte {
+  int line;
+  int column;  // in characters
+  unsigned char byte;
+};
+
+// The first byte that breaks UTF-8, or nullopt when the text is UTF-8.
+std::optional<BadByte> first_non_utf8(std::string_view text) {
+  int line = 1, column = 1;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t len = c < 0x80           ? 1
+                            : (c >> 5) == 0x6  ? 2
+                            : (c >> 4) == 0xe  ? 3
+                            : (c >> 3) == 0x1e ? 4
+                                               : 0;
+    bool ok = len != 0 && i + len <= text.size() && (len != 2 || c >= 0xc2);
+    for (std::size_t k = 1; ok && k < len; ++k) {
+      ok = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    }
+    if (!ok) return BadByte{line, column, c};
+    column = c == '\n' ? 1 : column + 1;
+    line += c == '\n' ? 1 : 0;
+    i += len;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Status check_utf8(std::string_view text, const Reader& reader) {
+  if (std::optional<BadByte> bad = first_non_utf8(text)) {
+    return reader.error({bad->line, bad->column},
+                        fmt::format("the file is not UTF-8 text (byte 0x{:02X})", bad->byte),
+                        "save the file as UTF-8");
+  }
+  return Status::ok();
+}
+
 Status yaml_syntax_error(const YAML::Exception& e, const Reader& reader) {
   return reader.error(pos_of(e.mark), fmt::format("YAML syntax error: {}", e.msg),
                       "check the indentation and quoting here or just above; a value with "
                       "'{', '}' or ': ' inside needs quotes");
 }
 
-Status check_yaml_bounds(std::string_view text, const Reader& reader) {
+Status check_yaml_bounds(std::string_view text, const Reader& reader, YamlBounds bounds) {
   MeteredText metered(text);
   std::istream in(&metered);
-  Counter counter(metered);
+  Counter counter(metered, bounds);
   Status status;
   try {
     YAML::Parser parser(in);

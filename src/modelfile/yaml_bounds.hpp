@@ -17,20 +17,34 @@
 // truncated text. Stateless; safe from any thread.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "prowl/core/status.hpp"
+#include "prowl/modelfile/loader.hpp"
 #include "yaml_reader.hpp"
 
 namespace prowl::modelfile::detail {
 
+// The limits a document is held to: a model file's by default (prowl/modelfile/loader.hpp);
+// an OpenAPI document may be larger.
+struct YamlBounds {
+  std::uint64_t nodes = kMaxModelNodes;
+  std::size_t depth = kMaxModelDepth;
+  std::uint64_t bytes = kMaxModelExpandedBytes;
+};
+
 // Ok, or Status::invalid "FILE:LINE:COL: message" (named by `reader`) for the first node that
-// crosses kMaxModelNodes or kMaxModelDepth, an alias inside the node it names (a cycle, which no
+// crosses bounds.nodes or bounds.depth, an alias inside the node it names (a cycle, which no
 // expansion ends), or a YAML syntax error.
-Status check_yaml_bounds(std::string_view text, const Reader& reader);
+Status check_yaml_bounds(std::string_view text, const Reader& reader, YamlBounds bounds = {});
+
+// Ok, or "FILE:LINE:COL: the file is not UTF-8 text (byte 0xNN)" at the first byte that breaks
+// UTF-8 (every string read ends up in JSON, which must be UTF-8).
+Status check_utf8(std::string_view text, const Reader& reader);
 
 // A YAML syntax error as the loader reports it, with its hint.
 Status yaml_syntax_error(const YAML::Exception& e, const Reader& reader);

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "json_value.hpp"
 #include "prowl/modelfile/loader.hpp"
 
 namespace prowl::modelfile {
@@ -93,20 +94,6 @@ std::optional<double> float_text(const std::string& s) {
   const double v = std::strtod(s.c_str(), &end);
   if (*end != '\0' || !std::isfinite(v)) return std::nullopt;
   return v;
-}
-
-std::string pointer_token(std::string_view key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
 }
 
 std::string kind_of(const YAML::Node& node) {
