@@ -68,6 +68,8 @@ prowl::ObjectModel<OrdersState> make_orders_model(const OrdersParams& params);
 struct PhiloParams {
   int np = 12;          // 2..16
   bool params = false;  // the four actions with a parameter p in 0..NP-1, as CountersParams's
+  // Hand-written, declared kind by kind (all take_first_*, then ...): the order of params's.
+  bool grouped = false;
 };
 
 // SPIN's state vector without eating[]: eating[p] is exactly (pc[p] == 2), set by take_second and
