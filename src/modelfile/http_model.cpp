@@ -127,8 +127,9 @@ Result<std::unique_ptr<World>> build_world(const std::shared_ptr<const ModelSpec
 }
 
 // One combination's arguments as the values its request and conditions read.
-std::vector<std::pair<std::string, Value>> context_values(const Args& args) {
-  std::vector<std::pair<std::string, Value>> values;
+using ContextValues = std::vector<std::pair<std::string, Value>>;
+ContextValues context_values(const Args& args) {
+  ContextValues values;
   for (const auto& [name, value] : args.values()) {
     if (const auto* n = std::get_if<std::int64_t>(&value)) {
       values.emplace_back(name, Value(*n));
@@ -140,35 +141,6 @@ std::vector<std::pair<std::string, Value>> context_values(const Args& args) {
 }
 
 }  // namespace
-
-void HttpModel::add_state_param_actions(std::size_t i, std::size_t f, Action prototype,
-                                        std::vector<Condition> conditions) {
-  const std::shared_ptr<const ModelSpec> s = spec_;
-  const auto shared = std::make_shared<const ActionFamily>(family(f));
-  std::vector<Action> made;
-  for (std::size_t k = 0; k < shared->count(); ++k) {
-    Action c = prototype;
-    c.name = shared->action_name(k);
-    if (!conditions.empty()) {
-      c.preconditions.push_back([conditions, shared, k](const World& w, const Context& ctx) {
-        // Values that cannot be had: the place's gate decides, and the run says why.
-        std::string error;
-        const std::optional<Args> args = shared->args_in(k, w, ctx, &error);
-        if (!args) return !error.empty();
-        Context view = ctx;
-        for (const auto& [key, value] : context_values(*args)) view.set(key, value);
-        return detail::conditions_hold(conditions, view);
-      });
-    }
-    c.run = [s, i, shared, k](Step& step) {
-      const std::optional<Args> args = shared->args_in(k, step.world, step.context);
-      if (!args) return Outcome::skipped("no value at this place in this state");
-      return HttpApi::of(step.world).run(s->actions[i], step.context, context_values(*args));
-    };
-    made.push_back(std::move(c));
-  }
-  set_family_actions(f, std::move(made));
-}
 
 // Action `index` becomes the family of spec action i's parameters: one action per combination,
 // whose `when:` conditions and request read the combination's values beside the bound keys.
@@ -198,24 +170,37 @@ void HttpModel::add_param_actions(std::size_t i, std::size_t index,
     }
   }
   const ActionFamily& fam = family(f);
-  if (fam.in_state()) {
-    add_state_param_actions(i, f, std::move(prototype), std::move(conditions));
-    return;
-  }
+  // A state-given domain's values are worked out from a copy of the family in each state.
+  const auto in_state = fam.in_state() ? std::make_shared<const ActionFamily>(fam) : nullptr;
   std::vector<Action> made;
   for (std::size_t k = 0; k < fam.count(); ++k) {
     Action c = prototype;
     c.name = fam.action_name(k);
-    std::vector<std::pair<std::string, Value>> values = context_values(fam.args(k));
+    // Combination k's values where it runs: given, or the state's (none: its place is empty, or
+    // the values cannot be had, and then `error` says why).
+    auto values_at = [fixed = in_state ? ContextValues() : context_values(fam.args(k)), in_state,
+                      k](const World& w, const Context& ctx,
+                         std::string* error) -> std::optional<ContextValues> {
+      if (!in_state) return fixed;
+      const std::optional<Args> args = in_state->args_in(k, w, ctx, error);
+      if (!args) return std::nullopt;
+      return context_values(*args);
+    };
     if (!conditions.empty()) {
-      c.preconditions.push_back([conditions, values](const World&, const Context& ctx) {
+      c.preconditions.push_back([conditions, values_at](const World& w, const Context& ctx) {
+        // Values that cannot be had: the place's gate decides, and the run says why.
+        std::string error;
+        const std::optional<ContextValues> values = values_at(w, ctx, &error);
+        if (!values) return !error.empty();
         Context view = ctx;
-        for (const auto& [key, value] : values) view.set(key, value);
+        for (const auto& [key, value] : *values) view.set(key, value);
         return detail::conditions_hold(conditions, view);
       });
     }
-    c.run = [s, i, values](Step& step) {
-      return HttpApi::of(step.world).run(s->actions[i], step.context, values);
+    c.run = [s, i, values_at](Step& step) {
+      const std::optional<ContextValues> values = values_at(step.world, step.context, nullptr);
+      if (!values) return Outcome::skipped("no value at this place in this state");
+      return HttpApi::of(step.world).run(s->actions[i], step.context, *values);
     };
     made.push_back(std::move(c));
   }

@@ -45,14 +45,20 @@ constexpr Special kSpecials[] = {{"\xC2\x85", "\\N"},
                                  {"\xE2\x80\xA9", "\\P"},
                                  {"\xEF\xBB\xBF", "\\uFEFF"}};
 
+// The kSpecials character that begins at text[i], if any.
+const Special* special_at(std::string_view text, std::size_t i) {
+  const auto it = std::find_if(std::begin(kSpecials), std::end(kSpecials), [&](const Special& s) {
+    return text.substr(i).starts_with(s.utf8);
+  });
+  return it == std::end(kSpecials) ? nullptr : it;
+}
+
 std::string quoted(std::string_view text) {
   std::string out = "\"";
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    const auto special =
-        std::find_if(std::begin(kSpecials), std::end(kSpecials),
-                     [&](const Special& s) { return text.substr(i).starts_with(s.utf8); });
-    if (special != std::end(kSpecials)) {
+    const Special* special = special_at(text, i);
+    if (special != nullptr) {
       out += special->escaped;
       i += special->utf8.size() - 1;
     } else if (c == '"' || c == '\\') {
@@ -285,10 +291,8 @@ std::string comment_text(std::string_view text) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    const auto special =
-        std::find_if(std::begin(kSpecials), std::end(kSpecials),
-                     [&](const Special& s) { return text.substr(i).starts_with(s.utf8); });
-    if (special != std::end(kSpecials)) {
+    const Special* special = special_at(text, i);
+    if (special != nullptr) {
       out += ' ';
       i += special->utf8.size() - 1;
     } else {

@@ -34,10 +34,6 @@ class HttpModel : public Model {
 
  private:
   void add_param_actions(std::size_t i, std::size_t index, std::vector<Condition> conditions);
-  // The same for a family f with a from_sql: or from_context: parameter: each combination works
-  // its arguments out in the state it runs in.
-  void add_state_param_actions(std::size_t i, std::size_t f, Action prototype,
-                               std::vector<Condition> conditions);
   std::shared_ptr<const ModelSpec> spec_;
 };
 
