@@ -29,16 +29,12 @@ prowl::ObjectModel<CountersState> make_counters_model(const CountersParams& para
   if (params.params) {
     model.action("inc")
         .param("i", prowl::range(0, k - 1))
-        .when([top](const CountersState& s, const prowl::Args& a) {
-          return s.c[a.get<std::size_t>("i")] < top;
-        })
-        .run([](CountersState& s, const prowl::Args& a) { ++s.c[a.get<std::size_t>("i")]; });
+        .when([top](const CountersState& s, std::size_t i) { return s.c[i] < top; })
+        .run([](CountersState& s, std::size_t i) { ++s.c[i]; });
     model.action("reset")
         .param("i", prowl::range(0, k - 1))
-        .when([](const CountersState& s, const prowl::Args& a) {
-          return s.c[a.get<std::size_t>("i")] > 0;
-        })
-        .run([](CountersState& s, const prowl::Args& a) { s.c[a.get<std::size_t>("i")] = 0; });
+        .when([](const CountersState& s, std::size_t i) { return s.c[i] > 0; })
+        .run([](CountersState& s, std::size_t i) { s.c[i] = 0; });
   }
   for (int i = 0; i < k && !params.params; ++i) {
     model.action("inc_" + std::to_string(i))

@@ -70,6 +70,7 @@ struct PhiloParams {
   bool params = false;  // the four actions with a parameter p in 0..NP-1, as CountersParams's
   // Hand-written, declared kind by kind (all take_first_*, then ...): the order of params's.
   bool grouped = false;
+  bool args = false;  // as params, the code reading p from the step's Args instead
 };
 
 // SPIN's state vector without eating[]: eating[p] is exactly (pc[p] == 2), set by take_second and

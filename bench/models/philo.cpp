@@ -14,12 +14,47 @@ static_assert(std::has_unique_object_representations_v<PhiloState>);
 
 namespace {
 
-// The same four actions per philosopher, each one action with a parameter p.
+// The same four actions per philosopher, each one action with a parameter p, which the code takes
+// as an argument.
 void add_philo_params(prowl::ObjectModel<PhiloState>& model, int np) {
   // As in philo.pml: the last philosopher takes fork 0 first, everyone else fork p.
   const auto first = [np](int p) { return p == np - 1 ? 0 : p; };
   const auto second = [np](int p) { return p == np - 1 ? np - 1 : p + 1; };
-  const auto who = [](const prowl::Args& a) { return a.get<int>(0); };  // p, by position
+  model.action("take_first")
+      .param("p", prowl::range(0, np - 1))
+      .when([=](const PhiloState& s, int p) { return s.pc[p] == 0 && s.fork[first(p)] == 0; })
+      .run([=](PhiloState& s, int p) {
+        s.fork[first(p)] = static_cast<std::uint8_t>(p + 1);
+        s.pc[p] = 1;
+      });
+  model.action("take_second")
+      .param("p", prowl::range(0, np - 1))
+      .when([=](const PhiloState& s, int p) { return s.pc[p] == 1 && s.fork[second(p)] == 0; })
+      .run([=](PhiloState& s, int p) {
+        s.fork[second(p)] = static_cast<std::uint8_t>(p + 1);
+        s.pc[p] = 2;
+      });
+  model.action("put_second")
+      .param("p", prowl::range(0, np - 1))
+      .when([](const PhiloState& s, int p) { return s.pc[p] == 2; })
+      .run([=](PhiloState& s, int p) {
+        s.fork[second(p)] = 0;
+        s.pc[p] = 3;
+      });
+  model.action("put_first")
+      .param("p", prowl::range(0, np - 1))
+      .when([](const PhiloState& s, int p) { return s.pc[p] == 3; })
+      .run([=](PhiloState& s, int p) {
+        s.fork[first(p)] = 0;
+        s.pc[p] = 0;
+      });
+}
+
+// The same, the code reading p from the step's Args by position.
+void add_philo_args(prowl::ObjectModel<PhiloState>& model, int np) {
+  const auto first = [np](int p) { return p == np - 1 ? 0 : p; };
+  const auto second = [np](int p) { return p == np - 1 ? np - 1 : p + 1; };
+  const auto who = [](const prowl::Args& a) { return a.get<int>(0); };
   model.action("take_first")
       .param("p", prowl::range(0, np - 1))
       .when([=](const PhiloState& s, const prowl::Args& a) {
@@ -105,12 +140,13 @@ prowl::ObjectModel<PhiloState> make_philo_model(const PhiloParams& params) {
   prowl::ObjectModel<PhiloState> model(
       "philo", PhiloState{}, [np](const PhiloState& s) { return join_values(s.pc.data(), np); });
   if (params.params) add_philo_params(model, np);
+  if (params.args) add_philo_args(model, np);
   // Hand-written: philosopher by philosopher, as philo.pml lists them, or with `grouped` kind by
   // kind, the order a parameterised action's combinations have (it changes the order in which
   // BFS adds successors, and so the run's speed).
   const int outer = params.grouped ? 4 : np;
   const int inner = params.grouped ? np : 4;
-  for (int i = 0; i < outer && !params.params; ++i) {
+  for (int i = 0; i < outer && !params.params && !params.args; ++i) {
     for (int j = 0; j < inner; ++j) {
       add_philo_action(model, np, params.grouped ? j : i, params.grouped ? i : j);
     }

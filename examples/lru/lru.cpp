@@ -56,13 +56,11 @@ prowl::FactoryModel<Lru> make_lru_model(bool evict_late) {
   model.action("put")
       .param("key", prowl::range(0, 3))
       .param("value", prowl::range(0, 1))
-      .run([](Lru& c, const prowl::Args& a) { c.put(a.get<int>("key"), a.get<int>("value")); });
-  model.action("get").param("key", prowl::range(0, 3)).run([](Lru& c, const prowl::Args& a) {
-    c.get(a.get<int>("key"));
-  });
+      .run([](Lru& c, int key, int value) { c.put(key, value); });
+  model.action("get").param("key", prowl::range(0, 3)).run([](Lru& c, int key) { c.get(key); });
   model.action("erase")
       .param("key", prowl::from_state([](const Lru& c) { return c.keys(); }, /*places=*/3))
-      .run([](Lru& c, const prowl::Args& a) { c.erase(a.get<int>("key")); });
+      .run([](Lru& c, int key) { c.erase(key); });
   model.invariant("within_capacity").check([](const Lru& c) { return c.items().size() <= 2; });
   model.invariant("map_matches_list").check([](const Lru& c) { return c.consistent(); });
   return model;

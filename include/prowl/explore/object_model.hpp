@@ -15,214 +15,18 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <string>
+#include <tuple>
 #include <type_traits>
 #include <typeinfo>
 #include <vector>
 
 #include "prowl/explore/model.hpp"
+#include "prowl/explore/object_builders.hpp"
 #include "prowl/world/memory_system.hpp"
 #include "prowl/world/replay_system.hpp"
 
 namespace prowl {
-
-template <class T>
-class ObjectModel;
-
-namespace detail {
-template <class R>
-Outcome to_outcome(R&& r) {
-  if constexpr (std::is_same_v<std::decay_t<R>, Outcome>) {
-    return std::forward<R>(r);
-  } else {
-    static_assert(std::is_same_v<std::decay_t<R>, bool>, "run() must return void, bool or Outcome");
-    return r ? Outcome::ok() : Outcome::rejected("returned false");
-  }
-}
-}  // namespace detail
-
-template <class T>
-class ObjectActionBuilder : public ActionBuilderBase<ObjectActionBuilder<T>> {
- public:
-  using ActionBuilderBase<ObjectActionBuilder<T>>::ActionBuilderBase;
-
-  // A parameter with its domain (prowl/explore/params.hpp): the action then stands for one
-  // action per combination of its parameters' values. Declare parameters right after action(),
-  // before when() and run(), which then may take the step's Args.
-  ObjectActionBuilder& param(std::string name, Domain domain) {
-    auto* model = static_cast<ObjectModel<T>*>(this->model_);
-    model->add_param(this->index_, std::move(name), std::move(domain));
-    return *this;
-  }
-  // A parameter whose values the object's state gives (prowl::from_state).
-  template <class F>
-  ObjectActionBuilder& param(std::string name, FromState<F> domain) {
-    static_assert(std::is_invocable_v<F&, const T&>,
-                  "from_state() takes a function of (const T&) returning a range of values");
-    return param(std::move(name),
-                 state_domain(
-                     domain.places,
-                     [f = std::move(domain.values_of)](
-                         const World& w, const Context&) -> Result<std::vector<ParamValue>> {
-                       return to_param_values(f(ObjectModel<T>::object(w)));
-                     },
-                     "from_state"));
-  }
-
-  // The builder's own setters (weight, limits, ...) reach every action of a family, which must
-  // still be the last.
-  void before_change() {
-    if (this->action().family >= 0) {
-      static_cast<ObjectModel<T>*>(this->model_)
-          ->check_family_last(static_cast<std::size_t>(this->action().family));
-    }
-  }
-  void sync() {
-    if (this->action().family >= 0)
-      static_cast<ObjectModel<T>*>(this->model_)->resync(this->index_);
-  }
-
-  template <class F>
-  ObjectActionBuilder& when(F fn) {
-    auto* model = static_cast<ObjectModel<T>*>(this->model_);
-    if constexpr (std::is_invocable_r_v<bool, F&, const T&, const Args&>) {
-      model->add_family_guard(this->index_, std::move(fn));
-      return *this;
-    } else if constexpr (std::is_invocable_r_v<bool, F&, const T&>) {
-      if (this->action().family >= 0) {
-        model->add_family_guard(this->index_,
-                                [fn = std::move(fn)](const T& o, const Args&) { return fn(o); });
-        return *this;
-      }
-    }
-    PROWL_CHECK(this->action().family < 0,
-                "action '" + this->action().name +
-                    "': a precondition of an action with parameters takes (const T&) or (const "
-                    "T&, const Args&)");
-    if constexpr (std::is_invocable_r_v<bool, F&, const T&, const Args&>) {
-      return *this;  // handled above
-    } else if constexpr (std::is_invocable_v<F&, const T&, const Context&>) {
-      this->action().preconditions.push_back(
-          [fn = std::move(fn)](const World& w, const Context& c) -> bool {
-            return fn(ObjectModel<T>::object(w), c);
-          });
-    } else {
-      static_assert(std::is_invocable_r_v<bool, F&, const T&>,
-                    "when() takes (const T&), (const T&, const Context&) or, for an action with "
-                    "parameters, (const T&, const Args&), returning bool");
-      // Kept twice: as the Action's precondition, and typed for the explorer's fast path.
-      static_cast<ObjectModel<T>*>(this->model_)->add_typed_guard(this->index_, fn);
-      this->action().preconditions.push_back(
-          [fn = std::move(fn)](const World& w, const Context&) -> bool {
-            return fn(ObjectModel<T>::object(w));
-          });
-    }
-    return *this;
-  }
-
-  template <class F>
-  ObjectActionBuilder& run(F fn) {
-    if constexpr (std::is_invocable_v<F&, T&, const Args&> ||
-                  std::is_invocable_v<F&, T&, Context&, const Args&>) {
-      static_cast<ObjectModel<T>*>(this->model_)->set_family_run(this->index_, std::move(fn));
-      return *this;
-    } else {
-      PROWL_CHECK(this->action().family < 0,
-                  "action '" + this->action().name +
-                      "': run() of an action with parameters takes (T&, const Args&) or (T&, "
-                      "Context&, const Args&)");
-      return plain_run(std::move(fn));
-    }
-  }
-
- private:
-  template <class F>
-  ObjectActionBuilder& plain_run(F fn) {
-    constexpr bool kTyped = std::is_invocable_v<F&, T&> && !std::is_invocable_v<F&, T&, Context&>;
-    auto* model = static_cast<ObjectModel<T>*>(this->model_);
-    if constexpr (kTyped) {
-      if constexpr (std::is_void_v<std::invoke_result_t<F&, T&>>) {
-        model->set_typed_run(this->index_, fn);
-      } else {
-        model->clear_typed_run(this->index_);
-      }
-    } else {
-      model->clear_typed_run(this->index_);
-    }
-    this->action().run = [fn = std::move(fn)](Step& s) -> Outcome {
-      T& obj = ObjectModel<T>::object(s.world);
-      if constexpr (std::is_invocable_v<F&, T&, Context&, Rng&>) {
-        using R = std::invoke_result_t<F&, T&, Context&, Rng&>;
-        if constexpr (std::is_void_v<R>) {
-          fn(obj, s.context, s.rng);
-          return Outcome::ok();
-        } else {
-          return detail::to_outcome(fn(obj, s.context, s.rng));
-        }
-      } else if constexpr (std::is_invocable_v<F&, T&, Context&>) {
-        using R = std::invoke_result_t<F&, T&, Context&>;
-        if constexpr (std::is_void_v<R>) {
-          fn(obj, s.context);
-          return Outcome::ok();
-        } else {
-          return detail::to_outcome(fn(obj, s.context));
-        }
-      } else {
-        static_assert(std::is_invocable_v<F&, T&>,
-                      "run() takes (T&), (T&, Context&) or (T&, Context&, Rng&)");
-        using R = std::invoke_result_t<F&, T&>;
-        if constexpr (std::is_void_v<R>) {
-          fn(obj);
-          return Outcome::ok();
-        } else {
-          return detail::to_outcome(fn(obj));
-        }
-      }
-    };
-    // Kept twice: as the Action's code, and (above) typed for the explorer's fast path, which
-    // uses the typed copy only while the Action's code is still the one installed here.
-    model->note_run_installed(this->index_, this->action().run.target_type());
-    return *this;
-  }
-};
-
-template <class T>
-class ObjectInvariantBuilder : public InvariantBuilderBase<ObjectInvariantBuilder<T>> {
- public:
-  using InvariantBuilderBase<ObjectInvariantBuilder<T>>::InvariantBuilderBase;
-
-  template <class F>
-  ObjectInvariantBuilder& check(F fn) {
-    std::string name = this->invariant().name;
-    auto* model = static_cast<ObjectModel<T>*>(this->model_);
-    if constexpr (!std::is_invocable_v<F&, const T&, const Context&>) {
-      if constexpr (std::is_same_v<std::invoke_result_t<F&, const T&>, bool>) {
-        model->set_typed_check(this->index_, fn);
-      } else {
-        model->clear_typed_check(this->index_);
-      }
-    } else {
-      model->clear_typed_check(this->index_);
-    }
-    this->invariant().check = [fn = std::move(fn), name](const World& w,
-                                                         const Context& c) -> Check {
-      const T& obj = ObjectModel<T>::object(w);
-      auto r = [&] {
-        if constexpr (std::is_invocable_v<F&, const T&, const Context&>) {
-          return fn(obj, c);
-        } else {
-          return fn(obj);
-        }
-      }();
-      if constexpr (std::is_same_v<decltype(r), bool>) {
-        return r ? Check::pass() : Check::fail("invariant '" + name + "' does not hold");
-      } else {
-        return r;
-      }
-    };
-    model->note_check_installed(this->index_, this->invariant().check.target_type());
-    return *this;
-  }
-};
 
 template <class T>
 class ObjectModel : public Model {
@@ -337,6 +141,10 @@ class ObjectModel : public Model {
         PROWL_CHECK(existing != name,
                     "action '" + family(f).name + "': parameter '" + name + "' is declared twice");
       }
+      PROWL_CHECK(f >= codes_.size() || codes_[f].values == 0,
+                  "action '" + family(f).name + "': parameter '" + name +
+                      "' comes after a when() or run() that takes the parameters' values as "
+                      "arguments; declare every param() first");
       PROWL_CHECK(family(f).count() * domain.values.size() <= kMaxCombinations,
                   "action '" + family(f).name +
                       "': its parameters make more than 65536 combinations; give them fewer "
@@ -348,35 +156,87 @@ class ObjectModel : public Model {
     family(f).params.emplace_back(std::move(name), std::move(domain));
     resync(action);
   }
+  // when(const T&, values...) and run(T&, [Context&,] values...): the values of a given
+  // combination are converted once, here, and bound into its closures.
+  template <class Values, class F>
+  void add_typed_family_guard(std::size_t action, F fn) {
+    check_values<Values>(action, "when()");
+    auto call = [fn = std::move(fn)](const T& o, const Values& v) -> bool {
+      return detail::apply_values(fn, v, o);
+    };
+    add_family_guard(
+        action, [call](const T& o, const Args& a) { return call(o, detail::values_of<Values>(a)); },
+        [call](const Args& a) {
+          return [call, v = detail::values_of<Values>(a)](const T& o) { return call(o, v); };
+        });
+    codes_[family_of(action)].values = std::tuple_size_v<Values>;
+  }
+  template <class Values, std::size_t Lead, class F>
+  void set_typed_family_run(std::size_t action, F fn) {
+    check_values<Values>(action, "run()");
+    if constexpr (Lead == 1) {
+      auto call = [fn = std::move(fn)](T& o, const Values& v) -> decltype(auto) {
+        return detail::apply_values(fn, v, o);
+      };
+      set_family_run(
+          action, [call](T& o, const Args& a) { return call(o, detail::values_of<Values>(a)); },
+          [call](const Args& a) {
+            return [call, v = detail::values_of<Values>(a)](T& o) { return call(o, v); };
+          });
+    } else {
+      set_family_run(action, [fn = std::move(fn)](T& o, Context& c, const Args& a) {
+        return detail::apply_values(fn, detail::values_of<Values>(a), o, c);
+      });
+    }
+    codes_[family_of(action)].values = std::tuple_size_v<Values>;
+  }
   template <class F>
   void add_family_guard(std::size_t action, F fn) {
+    add_family_guard(action, fn, [fn](const Args& args) {
+      return [fn, args](const T& o) -> bool { return fn(o, args); };
+    });
+  }
+  // fn(const T&, const Args&) for state-given arguments, worked out in each state; bind(args) the
+  // same with a given combination's arguments bound, a callable of (const T&).
+  template <class F, class Bind>
+  void add_family_guard(std::size_t action, F fn, Bind bind) {
     const std::size_t f = family_of(action);
-    codes_[f].guards.push_back(
-        [fn = std::move(fn)](ObjectModel& m, Action& a, ActionId id, const Combination& c) {
-          if (c.family) {
-            a.preconditions.push_back(
-                [fn, family = c.family, k = c.k](const World& w, const Context& ctx) -> bool {
-                  // Values that cannot be had: the place's gate decides, and the run says why.
-                  std::string error;
-                  const std::optional<Args> args = family->args_in(k, w, ctx, &error);
-                  return args ? fn(ObjectModel<T>::object(w), *args) : !error.empty();
-                });
-            return;
-          }
-          const Args& args = c.args;
-          auto typed = [fn, args](const T& o) -> bool { return fn(o, args); };
-          m.add_typed_guard(id, typed);
-          a.preconditions.push_back([typed](const World& w, const Context&) -> bool {
-            return typed(ObjectModel<T>::object(w));
-          });
-        });
+    codes_[f].guards.push_back([fn = std::move(fn), bind = std::move(bind)](
+                                   ObjectModel& m, Action& a, ActionId id, const Combination& c) {
+      if (c.family) {
+        a.preconditions.push_back(
+            [fn, family = c.family, k = c.k](const World& w, const Context& ctx) -> bool {
+              // Values that cannot be had: the place's gate decides, and the run says why.
+              std::string error;
+              const std::optional<Args> args = family->args_in(k, w, ctx, &error);
+              return args ? fn(ObjectModel<T>::object(w), *args) : !error.empty();
+            });
+        return;
+      }
+      auto typed = bind(c.args);
+      m.add_typed_guard(id, typed);
+      a.preconditions.push_back([typed](const World& w, const Context&) -> bool {
+        return typed(ObjectModel<T>::object(w));
+      });
+    });
     resync(action);
   }
   template <class F>
   void set_family_run(std::size_t action, F fn) {
+    if constexpr (std::is_invocable_v<F&, T&, const Args&>) {
+      set_family_run(action, fn, [fn](const Args& args) {
+        return [fn, args](T& o) -> decltype(auto) { return fn(o, args); };
+      });
+    } else {
+      set_family_run(action, std::move(fn), nullptr);
+    }
+  }
+  // As add_family_guard; bind is nullptr for code that takes the Context.
+  template <class F, class Bind>
+  void set_family_run(std::size_t action, F fn, Bind bind) {
     const std::size_t f = family_of(action);
-    codes_[f].run = [fn = std::move(fn)](ObjectModel& m, Action& a, ActionId id,
-                                         const Combination& c) {
+    codes_[f].run = [fn = std::move(fn), bind = std::move(bind)](
+                        ObjectModel& m, Action& a, ActionId id, const Combination& c) {
       if (c.family) {
         a.run = [fn, family = c.family, k = c.k](Step& s) -> Outcome {
           const std::optional<Args> args = family->args_in(k, s.world, s.context);
@@ -386,9 +246,9 @@ class ObjectModel : public Model {
         return;
       }
       const Args& args = c.args;
-      if constexpr (std::is_invocable_v<F&, T&, const Args&>) {
-        auto typed = [fn, args](T& o) { return fn(o, args); };
-        using R = std::invoke_result_t<F&, T&, const Args&>;
+      if constexpr (!std::is_null_pointer_v<Bind>) {
+        auto typed = bind(args);
+        using R = std::invoke_result_t<decltype(typed)&, T&>;
         a.run = [typed](Step& s) -> Outcome {
           if constexpr (std::is_void_v<R>) {
             typed(ObjectModel<T>::object(s.world));
@@ -485,8 +345,8 @@ class ObjectModel : public Model {
   std::size_t family_of(std::size_t action) const {
     const std::int32_t f = actions()[action].family;
     PROWL_CHECK(f >= 0, "action '" + actions()[action].name +
-                            "': a precondition or run() that takes Args needs the action's "
-                            "parameters, declared first with param()");
+                            "': a precondition or run() that takes Args or parameter values "
+                            "needs the action's parameters, declared first with param()");
     return static_cast<std::size_t>(f);
   }
   // One combination of a family: its given arguments, or (family set) the family whose
@@ -521,7 +381,21 @@ class ObjectModel : public Model {
   struct FamilyCode {
     std::vector<Installer> guards;
     Installer run;
+    std::size_t values = 0;  // the parameters' count, once code takes their values as arguments
   };
+  // Code that takes the values as arguments takes one per parameter, of kinds the given domains
+  // have: checked before anything changes.
+  template <class Values>
+  void check_values(std::size_t action, const char* what) {
+    const ActionFamily& fam = family(family_of(action));
+    PROWL_CHECK(fam.params.size() == std::tuple_size_v<Values>,
+                "action '" + fam.name + "': " + what + " takes " +
+                    std::to_string(std::tuple_size_v<Values>) + " value(s) but the action has " +
+                    std::to_string(fam.params.size()) +
+                    " parameter(s); give it one argument per parameter, in the order of param()");
+    if (fam.in_state()) return;  // state-given values are converted, and checked, in each state
+    for (std::size_t k = 0; k < fam.count(); ++k) (void)detail::values_of<Values>(fam.args(k));
+  }
   std::vector<FamilyCode> codes_;  // by family
 
   std::vector<std::shared_ptr<void>> closures_;
