@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -318,6 +319,7 @@ prowl::Result<ProwlResult> in_child(const std::function<prowl::Result<ProwlResul
     }
     for (std::size_t at = 0; at < out.size();) {
       const ssize_t n = write(fds[1], out.data() + at, out.size() - at);
+      if (n < 0 && errno == EINTR) continue;
       if (n <= 0) _exit(1);
       at += static_cast<std::size_t>(n);
     }
@@ -326,11 +328,17 @@ prowl::Result<ProwlResult> in_child(const std::function<prowl::Result<ProwlResul
   close(fds[1]);
   std::string in;
   char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;)
+  for (;;) {
+    const ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
     in.append(buf, static_cast<std::size_t>(n));
+  }
   close(fds[0]);
   int status = 0;
-  waitpid(pid, &status, 0);
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return prowl::Status::environment("spin_compare: waitpid() failed");
+  }
   if (!in.empty() && in[0] == 'E') return prowl::Status::environment(in.substr(1));
   if (in.size() != 1 + sizeof(ProwlResult) || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     return prowl::Status::environment("spin_compare: the child process running prowl failed");
@@ -485,8 +493,9 @@ int compare(const Args& args) {
   std::map<std::string, double> seconds_of;
   for (const Config& c : configs) {
     double seconds = 0;
-    if (!compare_one(c, args, tools, seconds)) exit_code = kExitFailed;
-    if (seconds > 0) seconds_of[c.name()] = seconds;
+    const bool ok = compare_one(c, args, tools, seconds);
+    if (!ok) exit_code = kExitFailed;
+    if (ok && seconds > 0) seconds_of[c.name()] = seconds;  // a PARAMS line only for good runs
     if (seconds > 0 && c.name() == "counters") seconds_1e6 = seconds;
     if (seconds > 0 && c.name() == "counters_1e7") seconds_1e7 = seconds;
   }

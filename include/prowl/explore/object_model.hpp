@@ -15,10 +15,12 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "prowl/explore/model.hpp"
@@ -157,36 +159,60 @@ class ObjectModel : public Model {
     resync(action);
   }
   // when(const T&, values...) and run(T&, [Context&,] values...): the values of a given
-  // combination are converted once, here, and bound into its closures.
+  // combination are converted once, here, and bound into its closures; state-given ones in each
+  // state.
   template <class Values, class F>
   void add_typed_family_guard(std::size_t action, F fn) {
-    check_values<Values>(action, "when()");
+    const std::string name = check_values<Values>(action, "when()");
     auto call = [fn = std::move(fn)](const T& o, const Values& v) -> bool {
       return detail::apply_values(fn, v, o);
     };
     add_family_guard(
-        action, [call](const T& o, const Args& a) { return call(o, detail::values_of<Values>(a)); },
-        [call](const Args& a) {
-          return [call, v = detail::values_of<Values>(a)](const T& o) { return call(o, v); };
+        action,
+        [call, name](const T& o, const Args& a) {
+          std::optional<Values> v;
+          try {
+            v = converted<Values>(a, name, "when()");
+          } catch (const LogicError&) {
+            return true;  // state-given values it cannot take: the run goes ahead and says why
+          }
+          return call(o, *v);
+        },
+        [call, name](const Args& a) {
+          return
+              [call, v = converted<Values>(a, name, "when()")](const T& o) { return call(o, v); };
         });
     codes_[family_of(action)].values = std::tuple_size_v<Values>;
   }
   template <class Values, std::size_t Lead, class F>
   void set_typed_family_run(std::size_t action, F fn) {
-    check_values<Values>(action, "run()");
+    const std::string name = check_values<Values>(action, "run()");
     if constexpr (Lead == 1) {
       auto call = [fn = std::move(fn)](T& o, const Values& v) -> decltype(auto) {
         return detail::apply_values(fn, v, o);
       };
       set_family_run(
-          action, [call](T& o, const Args& a) { return call(o, detail::values_of<Values>(a)); },
-          [call](const Args& a) {
-            return [call, v = detail::values_of<Values>(a)](T& o) { return call(o, v); };
+          action,
+          [call, name](T& o, const Args& a) {
+            return call(o, converted<Values>(a, name, "run()"));
+          },
+          [call, name](const Args& a) {
+            return [call, v = converted<Values>(a, name, "run()")](T& o) { return call(o, v); };
           });
     } else {
-      set_family_run(action, [fn = std::move(fn)](T& o, Context& c, const Args& a) {
-        return detail::apply_values(fn, detail::values_of<Values>(a), o, c);
-      });
+      auto call = [fn = std::move(fn)](T& o, Context& c, const Values& v) -> decltype(auto) {
+        return detail::apply_values(fn, v, o, c);
+      };
+      set_family_run(
+          action,
+          [call, name](T& o, Context& c, const Args& a) {
+            return call(o, c, converted<Values>(a, name, "run()"));
+          },
+          [call, name](const Args& a) {
+            return [call, v = converted<Values>(a, name, "run()")](T& o, Context& c) {
+              return call(o, c, v);
+            };
+          });
     }
     codes_[family_of(action)].values = std::tuple_size_v<Values>;
   }
@@ -201,6 +227,7 @@ class ObjectModel : public Model {
   template <class F, class Bind>
   void add_family_guard(std::size_t action, F fn, Bind bind) {
     const std::size_t f = family_of(action);
+    check_family_last(f);  // before the code changes: a refused when() leaves it as it was
     codes_[f].guards.push_back([fn = std::move(fn), bind = std::move(bind)](
                                    ObjectModel& m, Action& a, ActionId id, const Combination& c) {
       if (c.family) {
@@ -231,10 +258,12 @@ class ObjectModel : public Model {
       set_family_run(action, std::move(fn), nullptr);
     }
   }
-  // As add_family_guard; bind is nullptr for code that takes the Context.
+  // As add_family_guard; bind(args) is a callable of (T&), or of (T&, Context&) for code that
+  // takes the Context, or nullptr when there is none.
   template <class F, class Bind>
   void set_family_run(std::size_t action, F fn, Bind bind) {
     const std::size_t f = family_of(action);
+    check_family_last(f);
     codes_[f].run = [fn = std::move(fn), bind = std::move(bind)](
                         ObjectModel& m, Action& a, ActionId id, const Combination& c) {
       if (c.family) {
@@ -246,7 +275,18 @@ class ObjectModel : public Model {
         return;
       }
       const Args& args = c.args;
-      if constexpr (!std::is_null_pointer_v<Bind>) {
+      if constexpr (kBindsContext<Bind>) {
+        // Code that takes the Context: its values bound, but no typed fast path.
+        a.run = [with_context = bind(args)](Step& s) -> Outcome {
+          using R = std::invoke_result_t<decltype(with_context)&, T&, Context&>;
+          if constexpr (std::is_void_v<R>) {
+            with_context(ObjectModel<T>::object(s.world), s.context);
+            return Outcome::ok();
+          } else {
+            return detail::to_outcome(with_context(ObjectModel<T>::object(s.world), s.context));
+          }
+        };
+      } else if constexpr (!std::is_null_pointer_v<Bind>) {
         auto typed = bind(args);
         using R = std::invoke_result_t<decltype(typed)&, T&>;
         a.run = [typed](Step& s) -> Outcome {
@@ -378,23 +418,57 @@ class ObjectModel : public Model {
       }
     }
   }
+  // bind(args) makes a callable of (T&, Context&).
+  template <class Bind>
+  static constexpr bool kBindsContext = [] {
+    if constexpr (std::is_invocable_v<const Bind&, const Args&>) {
+      return std::is_invocable_v<std::invoke_result_t<const Bind&, const Args&>&, T&, Context&>;
+    } else {
+      return false;
+    }
+  }();
   struct FamilyCode {
     std::vector<Installer> guards;
     Installer run;
     std::size_t values = 0;  // the parameters' count, once code takes their values as arguments
   };
   // Code that takes the values as arguments takes one per parameter, of kinds the given domains
-  // have: checked before anything changes.
+  // have: checked before anything changes. Returns the family's name.
   template <class Values>
-  void check_values(std::size_t action, const char* what) {
+  std::string check_values(std::size_t action, const char* what) {
     const ActionFamily& fam = family(family_of(action));
+    check_family_last(family_of(action));
     PROWL_CHECK(fam.params.size() == std::tuple_size_v<Values>,
                 "action '" + fam.name + "': " + what + " takes " +
                     std::to_string(std::tuple_size_v<Values>) + " value(s) but the action has " +
                     std::to_string(fam.params.size()) +
                     " parameter(s); give it one argument per parameter, in the order of param()");
-    if (fam.in_state()) return;  // state-given values are converted, and checked, in each state
-    for (std::size_t k = 0; k < fam.count(); ++k) (void)detail::values_of<Values>(fam.args(k));
+    check_given<Values>(fam, what, std::make_index_sequence<std::tuple_size_v<Values>>{});
+    return fam.name;
+  }
+  // Each value of each given domain as the argument's type (a state-given one is converted, and
+  // checked, in each state).
+  template <class Values, std::size_t... I>
+  static void check_given(const ActionFamily& fam, const char* what, std::index_sequence<I...>) {
+    auto check = [&](std::size_t i, auto as) {
+      const auto& [param, domain] = fam.params[i];
+      if (domain.slots > 0) return;
+      for (const ParamValue& v : domain.values) {
+        (void)converted<std::tuple<decltype(as)>>(Args({{param, v}}), fam.name, what);
+      }
+    };
+    (check(I, std::tuple_element_t<I, Values>{}), ...);
+  }
+  // Args as Values; a value of the other kind, or one that does not fit, is a LogicError that
+  // names the action and its code.
+  template <class Values>
+  static Values converted(const Args& args, const std::string& action, const char* what) {
+    try {
+      return detail::values_of<Values>(args);
+    } catch (const LogicError& e) {
+      throw LogicError("action '" + action + "': " + what +
+                       " cannot take the value as its argument: " + e.what());
+    }
   }
   std::vector<FamilyCode> codes_;  // by family
 

@@ -5,9 +5,10 @@
 //       .when([](const Table& t, int p) { return t.free(p); })
 //       .run([](Table& t, int p) { t.take(p); });
 //
-// An argument is a whole number type (not bool or char) or std::string, by value or by const
-// reference. For a given domain the values are converted once per combination, when the model is
-// built, so such code costs what a hand-written action per combination costs.
+// An argument is a whole number type (not bool or a character type) or std::string, by value or
+// by const reference. For a given domain the values are converted once per combination, when the
+// model is built, so such code costs what a hand-written action per combination costs. Generic
+// lambdas (auto arguments) have no one signature to read the types from: name the types.
 #pragma once
 
 #include <cstddef>
@@ -35,17 +36,27 @@ template <class C, class R, class... A>
 struct Signature<R (C::*)(A...) const, void> {
   using Params = std::tuple<A...>;
 };
+template <class R, class... A>
+struct Signature<R (*)(A...) noexcept, void> : Signature<R (*)(A...)> {};
+template <class C, class R, class... A>
+struct Signature<R (C::*)(A...) noexcept, void> : Signature<R (C::*)(A...)> {};
+template <class C, class R, class... A>
+struct Signature<R (C::*)(A...) const noexcept, void> : Signature<R (C::*)(A...)> {};
 template <class F>
 struct Signature<F, std::void_t<decltype(&F::operator())>> : Signature<decltype(&F::operator())> {};
 
-// A type a parameter's value can be passed as: by value or by const reference.
+// A type a parameter's value can be passed as: by value or by const lvalue reference, a whole
+// number type (not bool or a character type) or std::string.
+template <class V>
+constexpr bool kWholeNumber =
+    std::is_integral_v<V> && !std::is_same_v<V, bool> && !std::is_same_v<V, char> &&
+    !std::is_same_v<V, wchar_t> && !std::is_same_v<V, char8_t> && !std::is_same_v<V, char16_t> &&
+    !std::is_same_v<V, char32_t>;
 template <class A>
 constexpr bool kValueArg =
-    (!std::is_reference_v<A> ||
-     std::is_const_v<std::remove_reference_t<A>>)&&(std::is_same_v<std::decay_t<A>, std::string> ||
-                                                    (std::is_integral_v<std::decay_t<A>> &&
-                                                     !std::is_same_v<std::decay_t<A>, bool> &&
-                                                     !std::is_same_v<std::decay_t<A>, char>));
+    !std::is_rvalue_reference_v<A> &&
+    (!std::is_lvalue_reference_v<A> || std::is_const_v<std::remove_reference_t<A>>)&&(
+        std::is_same_v<std::decay_t<A>, std::string> || kWholeNumber<std::decay_t<A>>);
 
 template <class Params, std::size_t Lead, class = void>
 struct ValueArgs {

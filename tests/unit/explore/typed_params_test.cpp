@@ -120,6 +120,64 @@ TEST(TypedParams, StateGivenValuesAreConvertedInEachState) {
   EXPECT_EQ(r->stats.states, 1u + 2 + 2 + 4);
 }
 
+// A state-given value the code cannot take: the run fails, naming the action; the precondition
+// lets it go ahead to say so.
+TEST(TypedParams, AStateGivenValueOfTheWrongKindFailsTheRunAndNamesTheAction) {
+  struct Tags {
+    int added = 0;
+  };
+  ObjectModel<Tags> model("tags", Tags{}, [](const Tags& t, Hasher& h) { h.add(t.added); });
+  model.action("add").when([](const Tags& t) { return t.added < 1; }).run([](Tags& t) {
+    ++t.added;
+  });
+  model.action("drop")
+      .param("tag", from_state(
+                        [](const Tags& t) {
+                          return t.added > 0 ? std::vector<std::string>{"red"}
+                                             : std::vector<std::string>{};
+                        },
+                        1))
+      .when([](const Tags&, int) { return false; })
+      .run([](Tags&, int) {});
+  Bfs bfs;
+  auto r = explore(model, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_EQ(r->findings[0].kind, FindingKind::kActionError);
+  EXPECT_THAT(r->findings[0].message,
+              StartsWith("action 'drop': run() cannot take the value as its argument: "
+                         "Args::get(\"tag\"): the value red is not a number"));
+}
+
+TEST(TypedParams, RunMayReturnBoolOrOutcomeAndFunctionPointersWork) {
+  ObjectModel<Counters> model("counters");
+  model.action("bump").param("i", range(0, 2)).run([](Counters& s, int i) {
+    const auto at = static_cast<std::size_t>(i);
+    if (i == 2 || s.c[at] >= 1) return false;  // refused: rejected, not an error
+    ++s.c[at];
+    return true;
+  });
+  bool (*guard)(const Counters&, long) noexcept = [](const Counters& s, long i) noexcept {
+    return s.c[static_cast<std::size_t>(i)] > 0;
+  };
+  model.action("reset").param("i", range(0, 1)).when(guard).run([](Counters& s, int i) noexcept {
+    s.c[static_cast<std::size_t>(i)] = 0;
+    return Outcome::ok();
+  });
+  // Only code that returns nothing has the typed fast path for its run.
+  EXPECT_FALSE(static_cast<bool>(model.typed_run(0)));
+  std::vector<TypedGuard> guards;
+  EXPECT_TRUE(model.typed_guards(3, guards));
+  EXPECT_EQ(guards.size(), 1u);
+  Bfs bfs;
+  auto r = explore(model, bfs);
+  ASSERT_TRUE(r) << r.status().message();
+  // c[0] and c[1] in 0..1; c[2] stays 0.
+  EXPECT_EQ(r->stats.states, 4u);
+  EXPECT_EQ(r->coverage[2].name, "bump(i=2)");
+  EXPECT_EQ(r->coverage[2].ok, 0u);
+}
+
 TEST(TypedParams, MisuseIsRefusedBeforeAnythingChanges) {
   ObjectModel<Counters> model("counters");
   auto bump = model.action("bump");
@@ -141,10 +199,19 @@ TEST(TypedParams, MisuseIsRefusedBeforeAnythingChanges) {
     EXPECT_TRUE(a.preconditions.empty()) << a.name;
     EXPECT_FALSE(static_cast<bool>(a.run)) << a.name;
   }
-  // A value that does not fit the argument's type.
+  // A value that does not fit the argument's type, beside a state-given parameter too.
   ObjectModel<Counters> wide("wide");
-  EXPECT_THROW(wide.action("big").param("n", one_of({1, 300})).run([](Counters&, std::int8_t) {}),
-               LogicError);
+  try {
+    wide.action("big")
+        .param("n", one_of({1, 300}))
+        .param("k", from_state([](const Counters& s) { return std::vector<int>{s.last}; }, 1))
+        .run([](Counters&, std::int8_t, int) {});
+    ADD_FAILURE() << "300 fits no int8";
+  } catch (const LogicError& e) {
+    EXPECT_STREQ(e.what(),
+                 "action 'big': run() cannot take the value as its argument: Args::get(\"n\"): "
+                 "the value 300 does not fit the type asked for");
+  }
   // Every param() before the code that takes the values.
   bump.run([](Counters& s, int i) { ++s.c[static_cast<std::size_t>(i)]; });
   try {
