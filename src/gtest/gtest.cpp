@@ -46,9 +46,8 @@ Result<std::uint64_t> seed_of(const Settings& settings) {
     std::ostringstream text;
     write_console_report(text, *report);
     return ::testing::AssertionFailure()
-           << "prowl found " << report->findings.size()
-           << (report->findings.size() == 1 ? " finding" : " findings") << " exploring '"
-           << model.name() << "' with " << settings.strategy << " (" << rerun << "):\n"
+           << "prowl found " << findings_text(*report) << " exploring '" << model.name()
+           << "' with " << settings.strategy << " (" << rerun << "):\n"
            << text.str();
   }
   if (settings.require_exhausted && report->termination != Termination::kExhausted) {

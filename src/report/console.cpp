@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "prowl/core/escape.hpp"
+#include "prowl/report/groups.hpp"
 
 namespace prowl {
 
@@ -88,9 +89,26 @@ void write_finding(std::ostream& out, std::size_t number, const Finding& f) {
   }
 }
 
+// A group's other paths, by their numbers (the trace files' too), final actions and lengths.
+void write_also_reached(std::ostream& out, const RunReport& r, const FindingGroup& g) {
+  if (g.findings.size() < 2) return;
+  std::vector<std::string> others;
+  for (std::size_t k = 1; k < g.findings.size(); ++k) {
+    const Finding& f = r.findings[g.findings[k]];
+    const std::string last = f.steps.empty() ? "the initial state" : escape_text(f.action);
+    others.push_back(fmt::format("[{}] {} ({})", g.findings[k] + 1, last,
+                                 plural(f.steps.size(), "step", "steps")));
+  }
+  out << fmt::format("    also reached by {}: {}\n",
+                     plural(others.size(), "other path", "other paths"), fmt::join(others, ", "));
+}
+
+// One heading per group: its shortest finding, numbered as the findings (and trace files) are.
 void write_findings(std::ostream& out, const RunReport& r) {
-  for (std::size_t i = 0; i < r.findings.size(); ++i) {
-    write_finding(out, i + 1, r.findings[i]);
+  for (const FindingGroup& g : group_findings(r.findings)) {
+    const std::size_t first = g.findings.front();
+    write_finding(out, first + 1, r.findings[first]);
+    write_also_reached(out, r, g);
     out << '\n';
   }
 }
@@ -152,11 +170,17 @@ std::vector<std::string> warnings_of(const RunReport& r) {
 
 }  // namespace
 
+std::string findings_text(const RunReport& r) {
+  if (r.findings.empty()) return "no findings";
+  const std::size_t groups = group_findings(r.findings).size();
+  std::string text = plural(groups, "finding", "findings");
+  if (groups < r.findings.size()) text += fmt::format(" ({} paths)", r.findings.size());
+  return text;
+}
+
 std::string summary_line(const RunReport& r) {
-  const std::string findings =
-      r.findings.empty() ? "no findings" : plural(r.findings.size(), "finding", "findings");
-  return fmt::format("{}: {}; {}, {}, {} in {:.3f} s ({}, seed {})", escape_text(r.model), findings,
-                     plural(r.stats.states, "state", "states"),
+  return fmt::format("{}: {}; {}, {}, {} in {:.3f} s ({}, seed {})", escape_text(r.model),
+                     findings_text(r), plural(r.stats.states, "state", "states"),
                      plural(r.stats.transitions, "transition", "transitions"),
                      plural(r.stats.steps, "step", "steps"), r.stats.seconds, termination_text(r),
                      r.seed);
@@ -171,12 +195,8 @@ void write_console_report(std::ostream& out, const RunReport& report,
   }
   write_summary(out, report);
   out << '\n';
-  if (report.findings.empty()) {
-    out << "no findings\n\n";
-  } else {
-    out << plural(report.findings.size(), "finding", "findings") << "\n\n";
-    write_findings(out, report);
-  }
+  out << findings_text(report) << "\n\n";
+  write_findings(out, report);
   write_coverage(out, report);
   out << '\n';
   const auto warnings = warnings_of(report);

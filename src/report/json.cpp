@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "prowl/report/groups.hpp"
+
 namespace prowl {
 
 namespace {
@@ -87,6 +89,20 @@ void append_graph(const RunReport& r, std::string& out) {
   out += r.graph->edges.empty() ? "]\n  }" : "\n    ]\n  }";
 }
 
+// One bug, one entry: the findings (numbered from 1, as in the console and the trace files) that
+// break the same invariant or fail the same action, the shortest first.
+Json groups_json(const RunReport& r) {
+  Json groups = Json::array();
+  for (const FindingGroup& g : group_findings(r.findings)) {
+    const Finding& first = r.findings[g.findings.front()];
+    Json numbers = Json::array();
+    for (std::size_t i : g.findings) numbers.push_back(i + 1);
+    groups.push_back(
+        Json{{"kind", to_string(first.kind)}, {"name", first.name}, {"findings", numbers}});
+  }
+  return groups;
+}
+
 }  // namespace
 
 std::string to_json(const RunReport& report) {
@@ -101,6 +117,7 @@ std::string to_json(const RunReport& report) {
            {"termination", to_string(report.termination)},
            {"stats", stats_json(report.stats)},
            {"findings", std::move(findings)},
+           {"groups", groups_json(report)},
            {"coverage", coverage_json(report)},
            {"warnings", report.warnings},
            {"sampled", report.sampled},

@@ -30,16 +30,18 @@ prowl_cli_test(library_lists_18_actions_from_7 EXIT 0
   COMMAND ${CMAKE_COMMAND} -E env --unset=LIBRARY_API --unset=LIBRARY_DB
     ${prowl} explore ${library_model} --list-actions)
 
-# Exploring to depth 3: each seeded bug by its shortest sequence. prowl tells findings apart by
-# the combination that breaks the invariant, so each bug shows once per member and book (12
-# findings); these are the three the README shows.
-set(library_double_loan_re "\\[3\\] critical invariant_violation one_loan_per_copy \\(confirmed\\)
+# Exploring to depth 3: each seeded bug by its shortest sequence, one heading each. The same bug
+# is reached through every member and book (12 paths): the heading shows the shortest, the
+# earliest of equal lengths, and lists the others by their numbers, those of the trace files.
+set(library_double_loan_re "\\[1\\] critical invariant_violation one_loan_per_copy \\(confirmed\\)
     1 offending row: \\(book=1, copies=1, open_loans=2\\)
     steps:
-      1\\. borrow\\(member=1, book=1\\): POST ${library_url}/loans {\"member\":1,\"book\":1} -> 201 {\"book\":1,\"borrowed_on\":0,\"member\":1}
-      2\\. reserve\\(member=2, book=1\\): POST ${library_url}/reservations {\"member\":2,\"book\":1} -> 201 {\"book\":1,\"expires_on\":2,\"made_on\":0,\"member\":2}
-      3\\. borrow\\(member=2, book=1\\): POST ${library_url}/loans {\"member\":2,\"book\":1} -> 201 {\"book\":1,\"borrowed_on\":0,\"member\":2}  <- fails
+      1\\. borrow\\(member=2, book=1\\): POST ${library_url}/loans {\"member\":2,\"book\":1} -> 201 {\"book\":1,\"borrowed_on\":0,\"member\":2}
+      2\\. reserve\\(member=1, book=1\\): POST ${library_url}/reservations {\"member\":1,\"book\":1} -> 201 {\"book\":1,\"expires_on\":2,\"made_on\":0,\"member\":1}
+      3\\. borrow\\(member=1, book=1\\): POST ${library_url}/loans {\"member\":1,\"book\":1} -> 201 {\"book\":1,\"borrowed_on\":0,\"member\":1}  <- fails
     state:
+.*
+    also reached by 3 other paths: \\[2\\] borrow\\(member=1, book=2\\) \\(3 steps\\), \\[3\\] borrow\\(member=2, book=1\\) \\(3 steps\\), \\[4\\] borrow\\(member=2, book=2\\) \\(3 steps\\)
 ")
 set(library_suspended_re "\\[5\\] critical invariant_violation suspended_members_hold_no_loans \\(confirmed\\)
     1 offending row: \\(member=1, book=1\\)
@@ -57,7 +59,7 @@ set(library_500_re "\\[9\\] high invariant_violation no_server_errors \\(confirm
 ")
 prowl_cli_test(library_explore_finds_each_seeded_bug_by_its_shortest_sequence EXIT 1
   WORKDIR ${library_work}
-  STDOUT "^\\[1\\] .*${library_double_loan_re}.*${library_suspended_re}.*${library_500_re}.*\nlibrary: 12 findings. 319 states, 1403 transitions, 1403 steps in [0-9.]+ s \\(exhausted, seed [0-9]+\\)\n$"
+  STDOUT "^${library_double_loan_re}.*${library_suspended_re}.*${library_500_re}.*\nlibrary: 3 findings \\(12 paths\\). 319 states, 1403 transitions, 1403 steps in [0-9.]+ s \\(exhausted, seed [0-9]+\\)\n$"
   FILE ${library_work}/traces/005-invariant-suspended_members_hold_no_loans.trace
   FILE_MATCHES "^prowl-trace 1 library kind=explore finding=invariant:suspended_members_hold_no_loans severity=critical [^\n]*\n# ok: [^\n]*\n[0-9]+ suspend\\(member=1\\)\n# ok: [^\n]*\n[0-9]+ \"reserve\\(member=1, book=1\\)\"\n# ok: [^\n]*\n[0-9]+ \"borrow\\(member=1, book=1\\)\"\n# fails after step 3: 1 offending row: \\(member=1, book=1\\)\n$"
   COMMAND ${CMAKE_COMMAND} -E env LIBRARY_API=$<TARGET_FILE:library_api>

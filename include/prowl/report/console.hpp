@@ -26,6 +26,10 @@ struct ConsoleOptions {
 void write_console_report(std::ostream& out, const RunReport& report,
                           const ConsoleOptions& options = {});
 
+// How many bugs the report holds: "no findings", "3 findings", or "3 findings (12 paths)" when
+// some invariant was broken (or some action failed) by more than one path (report/groups.hpp).
+std::string findings_text(const RunReport& report);
+
 // The final line of a console report, without a newline, e.g.
 // "refund: 1 finding; 7 states, 9 transitions, 12 steps in 0.004 s (exhausted, seed 42)".
 std::string summary_line(const RunReport& report);
