@@ -12,6 +12,7 @@ PACKAGES=(
   libpq-dev postgresql libyaml-cpp-dev
   libz3-dev libcvc5-dev libeigen3-dev
   clang-format
+  libxml2-utils                         # tests: xmllint validates the JUnit report
   universal-ctags                       # scripts/check-size.sh: file and function sizes
   clang-16 libclang-rt-16-dev llvm-16   # scripts/fuzz.sh: libFuzzer and its symbolizer
   spin

@@ -192,6 +192,7 @@ RunReport Explorer::Impl::report_header(Termination termination) {
   report.strategy = std::string(strategy.name());
   report.seed = options.seed;
   report.termination = termination;
+  for (const Invariant& inv : model.invariants()) report.invariants.push_back(inv.name);
   if (world) report.restore_mode = world->mode();
   if (graph) {
     stats.states = graph->num_states();

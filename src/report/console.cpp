@@ -103,12 +103,9 @@ void write_also_reached(std::ostream& out, const RunReport& r, const FindingGrou
                      plural(others.size(), "other path", "other paths"), fmt::join(others, ", "));
 }
 
-// One heading per group: its shortest finding, numbered as the findings (and trace files) are.
 void write_findings(std::ostream& out, const RunReport& r) {
   for (const FindingGroup& g : group_findings(r.findings)) {
-    const std::size_t first = g.findings.front();
-    write_finding(out, first + 1, r.findings[first]);
-    write_also_reached(out, r, g);
+    write_finding_group(out, r, g);
     out << '\n';
   }
 }
@@ -169,6 +166,12 @@ std::vector<std::string> warnings_of(const RunReport& r) {
 }
 
 }  // namespace
+
+void write_finding_group(std::ostream& out, const RunReport& r, const FindingGroup& group) {
+  const std::size_t first = group.findings.front();
+  write_finding(out, first + 1, r.findings[first]);
+  write_also_reached(out, r, group);
+}
 
 std::string findings_text(const RunReport& r) {
   if (r.findings.empty()) return "no findings";

@@ -13,11 +13,12 @@
 #include <fmt/format.h>
 
 #include "prowl/report/json.hpp"
+#include "prowl/report/junit.hpp"
 
 namespace prowl {
 
 const std::vector<std::string>& report_format_names() {
-  static const std::vector<std::string> names = {"json"};
+  static const std::vector<std::string> names = {"json", "junit"};
   return names;
 }
 
@@ -69,13 +70,18 @@ Status check_report_destination(const ReportSpec& spec) {
 }
 
 Status write_report(const ReportSpec& spec, const RunReport& report) {
-  PROWL_CHECK(spec.format == "json", fmt::format("unknown report format '{}'", spec.format));
+  const bool json = spec.format == "json";
+  PROWL_CHECK(json || spec.format == "junit",
+              fmt::format("unknown report format '{}'", spec.format));
   if (spec.to_stdout()) {
-    std::cout << to_json(report) << std::flush;
-    if (!std::cout) return Status::environment("cannot write the JSON report to standard output");
+    std::cout << (json ? to_json(report) : to_junit(report)) << std::flush;
+    if (!std::cout) {
+      return Status::environment(
+          fmt::format("cannot write the {} report to standard output", json ? "JSON" : "JUnit"));
+    }
     return Status::ok();
   }
-  return write_json_report(report, spec.path);
+  return json ? write_json_report(report, spec.path) : write_junit_report(report, spec.path);
 }
 
 }  // namespace prowl

@@ -119,6 +119,7 @@ std::string to_json(const RunReport& report) {
            {"findings", std::move(findings)},
            {"groups", groups_json(report)},
            {"coverage", coverage_json(report)},
+           {"invariants", report.invariants},
            {"warnings", report.warnings},
            {"sampled", report.sampled},
            {"error", report.error.empty() ? Json() : Json(report.error)}};

@@ -53,6 +53,9 @@ struct RunReport {
   Stats stats;
   std::vector<Finding> findings;
   std::vector<ActionCoverage> coverage;
+  // The model's invariants by name, in the order declared: what a report lists as checked (a
+  // JUnit test case each).
+  std::vector<std::string> invariants;
   std::vector<std::string> warnings;
   // The actions that drew values from their step's Rng: each ran with the values drawn for it,
   // not with every value it can take. Exhausting the graph then is termination kSampled.

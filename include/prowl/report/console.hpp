@@ -12,6 +12,7 @@
 
 #include "prowl/explore/options.hpp"
 #include "prowl/explore/report.hpp"
+#include "prowl/report/groups.hpp"
 
 namespace prowl {
 
@@ -25,6 +26,10 @@ struct ConsoleOptions {
 // repeating a line), and a final one-line summary.
 void write_console_report(std::ostream& out, const RunReport& report,
                           const ConsoleOptions& options = {});
+
+// One bug as the console shows it: the group's shortest finding, numbered as the findings (and
+// their trace files) are, with its steps, then the group's other paths by number. Escaped.
+void write_finding_group(std::ostream& out, const RunReport& report, const FindingGroup& group);
 
 // How many bugs the report holds: "no findings", "3 findings", or "3 findings (12 paths)" when
 // some invariant was broken (or some action failed) by more than one path (report/groups.hpp).

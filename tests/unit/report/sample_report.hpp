@@ -68,6 +68,7 @@ inline RunReport sample_report() {
   initial.confirmed = true;
 
   r.findings = {refund, crash, flaky, initial};
+  r.invariants = {"refund_at_most_once", "stock_positive", "ledger_balanced"};
   r.coverage = {{"create_order", 1200, 1100, 1000, 100, 0},
                 {"refund", 900, 800, 700, 99, 1},
                 {"cancel", 12, 0, 0, 0, 0},
@@ -119,6 +120,7 @@ inline RunReport hostile_report() {
   died.unconfirmed = "interrupted before it could be replayed";
 
   r.findings = {rows, died};
+  r.invariants = {"no_negative_stock", "<script>\"&amp;\x1b[2J"};
   r.coverage = {{"create_order", 1, 1, 1, 0, 0}, {"refund\x1b[8m", 1, 1, 0, 0, 1}};
   r.warnings = {"finding 'x\ny' did not reproduce"};
   return r;
