@@ -8,17 +8,19 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <system_error>
 
 #include <fmt/format.h>
 
 #include "prowl/report/json.hpp"
 #include "prowl/report/junit.hpp"
+#include "prowl/report/markdown.hpp"
 
 namespace prowl {
 
 const std::vector<std::string>& report_format_names() {
-  static const std::vector<std::string> names = {"json", "junit"};
+  static const std::vector<std::string> names = {"json", "junit", "markdown"};
   return names;
 }
 
@@ -70,18 +72,27 @@ Status check_report_destination(const ReportSpec& spec) {
 }
 
 Status write_report(const ReportSpec& spec, const RunReport& report) {
-  const bool json = spec.format == "json";
-  PROWL_CHECK(json || spec.format == "junit",
-              fmt::format("unknown report format '{}'", spec.format));
+  struct Writer {
+    std::string_view format, label;
+    std::string (*render)(const RunReport&);
+    Status (*write)(const RunReport&, const std::string&);
+  };
+  static constexpr Writer kWriters[] = {
+      {"json", "JSON", to_json, write_json_report},
+      {"junit", "JUnit", to_junit, write_junit_report},
+      {"markdown", "Markdown", to_markdown, write_markdown_report}};
+  const auto* w = std::find_if(std::begin(kWriters), std::end(kWriters),
+                               [&](const Writer& x) { return x.format == spec.format; });
+  PROWL_CHECK(w != std::end(kWriters), fmt::format("unknown report format '{}'", spec.format));
   if (spec.to_stdout()) {
-    std::cout << (json ? to_json(report) : to_junit(report)) << std::flush;
+    std::cout << w->render(report) << std::flush;
     if (!std::cout) {
       return Status::environment(
-          fmt::format("cannot write the {} report to standard output", json ? "JSON" : "JUnit"));
+          fmt::format("cannot write the {} report to standard output", w->label));
     }
     return Status::ok();
   }
-  return json ? write_json_report(report, spec.path) : write_junit_report(report, spec.path);
+  return w->write(report, spec.path);
 }
 
 }  // namespace prowl

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "prowl/report/groups.hpp"
+#include "report_file.hpp"
 
 namespace prowl {
 
@@ -134,19 +135,7 @@ std::string to_json(const RunReport& report) {
 }
 
 Status write_json_report(const RunReport& report, const std::string& path) {
-  const std::string text = to_json(report);
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) {
-    return Status::environment(
-        fmt::format("cannot write JSON report '{}': {}", path, std::strerror(errno)));
-  }
-  file << text;
-  file.close();
-  if (!file) {
-    return Status::environment(
-        fmt::format("cannot write JSON report '{}': {}", path, std::strerror(errno)));
-  }
-  return Status::ok();
+  return detail::write_report_file(path, to_json(report), "JSON");
 }
 
 }  // namespace prowl

@@ -13,6 +13,7 @@
 #include "prowl/core/escape.hpp"
 #include "prowl/report/console.hpp"
 #include "prowl/report/groups.hpp"
+#include "report_file.hpp"
 
 namespace prowl {
 
@@ -163,15 +164,7 @@ std::string to_junit(const RunReport& r) {
 }
 
 Status write_junit_report(const RunReport& report, const std::string& path) {
-  const std::string text = to_junit(report);
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (file) file << text;
-  if (file) file.close();
-  if (!file) {
-    return Status::environment(
-        fmt::format("cannot write JUnit report '{}': {}", path, std::strerror(errno)));
-  }
-  return Status::ok();
+  return detail::write_report_file(path, to_junit(report), "JUnit");
 }
 
 }  // namespace prowl

@@ -1,6 +1,6 @@
 // Report formats by name, for the `--report FORMAT:FILE` flag. Each format is one file under
-// src/report/ (json, junit); adding one means adding its name to report_format_names() and its
-// writer to write_report(). Stateless, safe to call from any thread.
+// src/report/ (json, junit, markdown); adding one means adding its name to report_format_names()
+// and its writer to write_report(). Stateless, safe to call from any thread.
 #pragma once
 
 #include <string>

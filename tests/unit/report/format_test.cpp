@@ -22,7 +22,7 @@ TEST(ReportFormat, RejectsAnUnknownFormatListingTheKnownOnes) {
   ASSERT_FALSE(spec.is_ok());
   EXPECT_EQ(spec.status().code(), StatusCode::kInvalid);
   EXPECT_EQ(spec.status().message(),
-            "unknown report format 'xml' in 'xml:out.xml'; choose one of: json, junit");
+            "unknown report format 'xml' in 'xml:out.xml'; choose one of: json, junit, markdown");
 }
 
 TEST(ReportFormat, RejectsATextWithoutColonOrFile) {
@@ -32,8 +32,8 @@ TEST(ReportFormat, RejectsATextWithoutColonOrFile) {
             "report 'json:' names no file after the ':'");
 }
 
-TEST(ReportFormat, ListsJsonAndJunit) {
-  EXPECT_EQ(report_format_names(), (std::vector<std::string>{"json", "junit"}));
+TEST(ReportFormat, ListsJsonJunitAndMarkdown) {
+  EXPECT_EQ(report_format_names(), (std::vector<std::string>{"json", "junit", "markdown"}));
   const auto junit = parse_report_spec("junit:reports/run.xml");
   ASSERT_TRUE(junit.is_ok()) << junit.status().message();
   EXPECT_EQ(junit->format, "junit");
