@@ -35,7 +35,10 @@ std::size_t longest_backticks(std::string_view text) {
 std::string code(std::string_view raw) {
   const std::string text = escape_text(raw);
   const std::string ticks(longest_backticks(text) + 1, '`');
-  const bool pad = !text.empty() && (text.front() == '`' || text.back() == '`');
+  if (text.empty()) return "` `";
+  // A space, padding or the text's own, is stripped from both ends when both have one.
+  const bool pad =
+      text.front() == '`' || text.back() == '`' || (text.front() == ' ' && text.back() == ' ');
   return ticks + (pad ? " " : "") + text + (pad ? " " : "") + ticks;
 }
 

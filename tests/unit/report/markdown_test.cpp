@@ -38,6 +38,15 @@ TEST(MarkdownReport, KeepsHostileTextInsideCodeAndLabels) {
   EXPECT_EQ(text.find("```mermaid\ngraph TD"), std::string::npos) << text;
 }
 
+TEST(MarkdownReport, CodeSpansKeepWhatTheirTextStartsAndEndsWith) {
+  RunReport r = sample_report();
+  r.coverage = {{"", 1, 1, 1, 0, 0}, {" padded ", 1, 1, 1, 0, 0}, {"`ticked`", 1, 1, 1, 0, 0}};
+  const std::string text = to_markdown(r);
+  EXPECT_NE(text.find("| ` ` | 1 |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| `  padded  ` | 1 |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| `` `ticked` `` | 1 |"), std::string::npos) << text;
+}
+
 TEST(MarkdownReport, AnUnwritablePathIsAnEnvironmentFailureNamingTheFile) {
   const std::string path = "/nonexistent-dir/report.md";
   const Status st = write_markdown_report(sample_report(), path);
