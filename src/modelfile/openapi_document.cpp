@@ -86,6 +86,16 @@ YAML::Node field(const YAML::Node& node, std::string_view key) {
   return YAML::Node(YAML::NodeType::Undefined);
 }
 
+YAML::Node list(const YAML::Node& node, std::string_view key) {
+  const YAML::Node f = field(node, key);
+  return f.IsDefined() && f.IsSequence() ? f : YAML::Node(YAML::NodeType::Undefined);
+}
+
+YAML::Node mapping(const YAML::Node& node, std::string_view key) {
+  const YAML::Node f = field(node, key);
+  return f.IsDefined() && f.IsMap() ? f : YAML::Node(YAML::NodeType::Undefined);
+}
+
 std::string scalar(const YAML::Node& node) {
   return node.IsDefined() && node.IsScalar() ? node.Scalar() : std::string();
 }

@@ -18,6 +18,11 @@ namespace prowl::modelfile::detail {
 // The child `key` of a mapping, or an undefined node when `node` is not a mapping or has no such
 // key (also when the value is null: "key: ~" says nothing).
 YAML::Node field(const YAML::Node& node, std::string_view key);
+// field(), but only a sequence (`list`) or only a mapping (`mapping`); an undefined node, which
+// iterates as empty, otherwise. Loop over these, not field(): iterating a mapping as a list (or
+// the reverse) yields invalid nodes, which yaml-cpp throws on.
+YAML::Node list(const YAML::Node& node, std::string_view key);
+YAML::Node mapping(const YAML::Node& node, std::string_view key);
 // The scalar text of `node`, or "" when it is not a scalar.
 std::string scalar(const YAML::Node& node);
 // Whether `node` is a plain (unquoted) scalar: typed as a number, boolean or null in YAML.

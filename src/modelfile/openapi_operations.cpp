@@ -56,11 +56,12 @@ YAML::Node Operation::path_param(std::string_view param) const {
 std::vector<Operation> collect_operations(const OpenApiDocument& doc,
                                           std::vector<std::string>& skipped) {
   std::vector<Operation> ops;
-  for (const auto& path_entry : field(doc.root(), "paths")) {
+  for (const auto& path_entry : mapping(doc.root(), "paths")) {
     const std::string path = scalar(path_entry.first);
     const YAML::Node item = doc.resolve(path_entry.second);
+    if (!item.IsDefined() || !item.IsMap()) continue;  // a path item is a mapping of operations
     std::vector<YAML::Node> shared;
-    for (const auto& p : field(item, "parameters")) shared.push_back(doc.resolve(p));
+    for (const auto& p : list(item, "parameters")) shared.push_back(doc.resolve(p));
     for (const auto& entry : item) {
       const std::string method = scalar(entry.first);
       if (std::find(std::begin(kMethods), std::end(kMethods), method) == std::end(kMethods)) {
@@ -71,7 +72,7 @@ std::vector<Operation> collect_operations(const OpenApiDocument& doc,
         continue;
       }
       Operation op{path, method, entry.second, shared, {}};
-      for (const auto& p_in : field(entry.second, "parameters")) {
+      for (const auto& p_in : list(entry.second, "parameters")) {
         const YAML::Node p = doc.resolve(p_in);
         const auto same =
             std::find_if(op.parameters.begin(), op.parameters.end(), [&](const YAML::Node& q) {
@@ -127,7 +128,7 @@ YAML::Node json_media(const YAML::Node& content) {
 }
 
 YAML::Node success_schema(const OpenApiDocument& doc, const Operation& op) {
-  for (const auto& entry : field(op.node, "responses")) {
+  for (const auto& entry : mapping(op.node, "responses")) {
     if (!scalar(entry.first).starts_with("2")) continue;
     const YAML::Node media = json_media(field(doc.resolve(entry.second), "content"));
     if (const YAML::Node schema = field(media, "schema"); schema.IsDefined()) return schema;
@@ -137,7 +138,7 @@ YAML::Node success_schema(const OpenApiDocument& doc, const Operation& op) {
 
 std::string server_path(const YAML::Node& server) {
   std::string url = scalar(field(server, "url"));
-  for (const auto& v : field(server, "variables")) {
+  for (const auto& v : mapping(server, "variables")) {
     const std::string name = "{" + scalar(v.first) + "}";
     const std::string value = scalar(field(v.second, "default"));
     for (std::size_t at = url.find(name); at != std::string::npos;

@@ -30,13 +30,13 @@ using Sources = std::map<std::string, Source>;
 // operation's path parameter.
 void link_sources(const OpenApiDocument& doc, const std::vector<Operation>& ops, Sources& out) {
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    for (const auto& entry : field(ops[i].node, "responses")) {
+    for (const auto& entry : mapping(ops[i].node, "responses")) {
       if (!scalar(entry.first).starts_with("2")) continue;
-      for (const auto& link_entry : field(doc.resolve(entry.second), "links")) {
+      for (const auto& link_entry : mapping(doc.resolve(entry.second), "links")) {
         const YAML::Node link = doc.resolve(link_entry.second);
         const Operation* target = find_operation(ops, link);
         if (target == nullptr) continue;
-        for (const auto& p : field(link, "parameters")) {
+        for (const auto& p : mapping(link, "parameters")) {
           std::string name = scalar(p.first);
           if (name.starts_with("path.")) name.erase(0, 5);
           const std::string expr = scalar(p.second);
@@ -103,7 +103,7 @@ std::string status_text(const std::string& code) {
 // ok: the documented 2xx statuses; rejected: the 4xx ones. Codes first, in order, then classes.
 void statuses(const Operation& op, ActionPlan& action) {
   std::vector<std::string> ok, rejected;
-  for (const auto& entry : field(op.node, "responses")) {
+  for (const auto& entry : mapping(op.node, "responses")) {
     const std::string code = status_text(scalar(entry.first));
     const auto digit = [&](std::size_t i) {
       return std::isdigit(static_cast<unsigned char>(code[i])) != 0;
@@ -358,7 +358,7 @@ ModelPlan plan_model(const OpenApiDocument& doc) {
     model.server = scalar(field(servers[0], "url"));
     model.base_path = server_path(servers[0]);
   }
-  for (const auto& scheme : field(field(doc.root(), "components"), "securitySchemes")) {
+  for (const auto& scheme : mapping(field(doc.root(), "components"), "securitySchemes")) {
     model.security.push_back(scalar(scheme.first));
   }
   std::vector<Operation> ops = collect_operations(doc, model.skipped);

@@ -205,16 +205,16 @@ void shape_of(const OpenApiDocument& doc, const YAML::Node& schema_in, int depth
               ObjectShape& out) {
   if (depth > kMaxSchemaDepth) return;
   const YAML::Node schema = doc.resolve(schema_in);
-  for (const auto& entry : field(schema, "properties")) {
+  for (const auto& entry : mapping(schema, "properties")) {
     const std::string name = scalar(entry.first);
     const bool seen = std::any_of(out.properties.begin(), out.properties.end(),
                                   [&](const auto& p) { return p.first == name; });
     if (!seen) out.properties.emplace_back(name, entry.second);
   }
-  for (const auto& r : field(schema, "required")) {
+  for (const auto& r : list(schema, "required")) {
     if (!out.requires_name(scalar(r))) out.required.push_back(scalar(r));
   }
-  for (const auto& part : field(schema, "allOf")) shape_of(doc, part, depth + 1, out);
+  for (const auto& part : list(schema, "allOf")) shape_of(doc, part, depth + 1, out);
 }
 
 // minimum and maximum, each inclusive, or exclusive by a 3.0 flag; 3.1's exclusive bounds.

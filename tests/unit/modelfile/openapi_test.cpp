@@ -488,5 +488,21 @@ TEST(OpenApiErrors, APathThatIsNotAReadableFileIsNamed) {
   EXPECT_EQ(directory.status().exit_code(), 2);
 }
 
+// Found by the fuzzer: a list where the document should have a mapping, or the reverse, yields
+// invalid nodes from yaml-cpp, which threw out of `prowl init`. Such parts are now left out.
+TEST(OpenApiWriter, ListsAndMappingsInTheWrongPlaceAreLeftOutNotThrown) {
+  auto text = model_from_openapi(document("  /pets:\n"
+                                          "    parameters:\n"
+                                          "      - {name: id, in: query, schema: {type: integer}}\n"
+                                          "    get:\n"
+                                          "      parameters: {id: {in: query}, q: {in: query}}\n"
+                                          "      responses: [ok]\n"
+                                          "  /toys: [get, post]\n"),
+                                 "api.yaml");
+  ASSERT_TRUE(text) << text.status().message();
+  EXPECT_NE(text->find("  - name: get_pets\n    method: GET\n"), std::string::npos) << *text;
+  EXPECT_EQ(text->find("toys"), std::string::npos) << *text;
+}
+
 }  // namespace
 }  // namespace prowl::modelfile::detail
