@@ -1,8 +1,5 @@
 #include "prowl/report/json.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>

@@ -1,9 +1,6 @@
 #include "prowl/report/junit.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string_view>
