@@ -13,6 +13,10 @@ PACKAGES=(
   libz3-dev libcvc5-dev libeigen3-dev
   clang-format
   libxml2-utils                         # tests: xmllint validates the JUnit report
+  python3-jsonschema python3-rfc3987    # tests: the SARIF report against the OASIS schema
+  libgraphviz-dev                       # the HTML report lays out the state graph (prowl::report_html)
+  graphviz                              # tests: dot -Tsvg reads the DOT report
+  chromium fonts-dejavu-core            # tests: the HTML report in headless Chromium, its screenshot
   universal-ctags                       # scripts/check-size.sh: file and function sizes
   clang-16 libclang-rt-16-dev llvm-16   # scripts/fuzz.sh: libFuzzer and its symbolizer
   spin

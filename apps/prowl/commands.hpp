@@ -37,6 +37,9 @@ int trace_command(MainSettings settings, int argc, char** argv);
 // ("FILE:LINE:COL: ...") on stderr, then `hint` when given, and its exit code.
 int run_model_file(CommandLine& command_line, const std::string& path, std::string_view hint = {});
 
+// `prowl report IN.json [--to FORMAT:FILE]...`: a run's JSON report in other formats.
+int report_command(int argc, char** argv);
+
 // `prowl recover MODEL.yaml`: puts back the databases a killed run left changed.
 int recover_command(int argc, char** argv);
 

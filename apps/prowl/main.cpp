@@ -5,8 +5,8 @@
 #include <string_view>
 
 #include "commands.hpp"
-#include "prowl/cli/version.hpp"
 #include "prowl/core/exit_code.hpp"
+#include "prowl/core/version.hpp"
 
 namespace {
 
@@ -29,6 +29,8 @@ constexpr Command kCommands[] = {
      prowl::app::replay_command},
     {"shrink", "shorten a failing trace while the same failure happens",
      prowl::app::shrink_command},
+    {"report", "write a run's JSON report again as junit, sarif, html, markdown, ...",
+     prowl::app::report_command},
     {"recover", "put back the databases a killed run of a model file left changed",
      prowl::app::recover_command},
     {"worst-case", "find the input of a program that takes its longest path (Z3)",

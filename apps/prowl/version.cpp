@@ -2,8 +2,8 @@
 #include <string_view>
 
 #include "commands.hpp"
-#include "prowl/cli/version.hpp"
 #include "prowl/core/exit_code.hpp"
+#include "prowl/core/version.hpp"
 
 namespace prowl::app {
 

@@ -74,6 +74,7 @@ struct CommandLine::Impl {
   bool stop_on_first = false;
   bool shrink = false;
   bool quiet = false;
+  std::string color = "auto";  // --color: never, auto or always
   bool list_actions = false;
   bool show_version = false;
   std::vector<std::string> report_texts;
@@ -105,6 +106,8 @@ struct CommandLine::Impl {
   void build_trace_app();
   void build_train_app();
   void add_learned_flags();
+  // --quiet, --color, --list-actions and --version.
+  void add_console_flags();
   // train_command.cpp
   int train(const Model& model);
   void add_own_flags(bool from_trace);

@@ -133,10 +133,7 @@ void CommandLine::Impl::build_app() {
   for (const Positional& p : positionals) {
     app->add_option(p.name, *p.value, p.help)->required()->type_name("");
   }
-  app->add_flag("--quiet", quiet, "print only the findings and a one-line summary");
-  app->add_flag("--list-actions", list_actions,
-                "list the model's actions and invariants, and exit");
-  app->add_flag("--version", show_version, "print prowl's version and exit");
+  add_console_flags();
   if (positionals.empty()) {
     app->footer(
         fmt::format("Commands on a trace file (written by --trace-dir), instead of exploring:\n"
@@ -147,6 +144,18 @@ void CommandLine::Impl::build_app() {
                     "Run '{0} replay --help' for the details.\n{1}",
                     program, kFooter));
   }
+}
+
+void CommandLine::Impl::add_console_flags() {
+  app->add_flag("--quiet", quiet, "print only the findings and a one-line summary");
+  app->add_option("--color", color,
+                  "colour the console report: auto (default: on a terminal, unless NO_COLOR is "
+                  "set), never or always")
+      ->check(CLI::IsMember({"auto", "never", "always"}))
+      ->type_name("WHEN");
+  app->add_flag("--list-actions", list_actions,
+                "list the model's actions and invariants, and exit");
+  app->add_flag("--version", show_version, "print prowl's version and exit");
 }
 
 void CommandLine::Impl::add_own_flags(bool from_trace) {

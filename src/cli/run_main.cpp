@@ -18,13 +18,14 @@
 
 #include "action_list.hpp"
 #include "command_line_impl.hpp"
-#include "prowl/cli/version.hpp"
 #include "prowl/core/escape.hpp"
 #include "prowl/core/interrupt.hpp"
+#include "prowl/core/version.hpp"
 #include "prowl/explore/explorer.hpp"
 #include "prowl/learn/learned_strategy.hpp"
 #include "prowl/report/console.hpp"
 #include "prowl/report/format.hpp"
+#include "prowl/report_html/html.hpp"
 #include "prowl/strategy/factory.hpp"
 #include "trace_command.hpp"
 
@@ -250,7 +251,12 @@ int CommandLine::Impl::explore_model(const Model& model) {
   if (report == nullptr) return code;
   // A run that failed half-way still shows what it found (unconfirmed).
   if (result || report->stats.states > 0) {
-    write_console_report(console, *report, {.quiet = quiet});
+    const ColorChoice choice = color == "always"  ? ColorChoice::kAlways
+                               : color == "never" ? ColorChoice::kNever
+                                                  : ColorChoice::kAuto;
+    const int fd = report_to_stdout ? STDERR_FILENO : STDOUT_FILENO;
+    write_console_report(console, *report,
+                         {.quiet = quiet, .color = console_color(choice, ::isatty(fd) != 0)});
     console.flush();
   }
   // Every requested report is written, also for a run that failed (with its error) or was
@@ -315,6 +321,8 @@ Options CommandLine::Impl::explore_options(ProgressLine& progress,
   options.coverage_target = coverage_target;
   options.stop_on_first = stop_on_first;
   options.shrink = shrink;
+  // The graph reports (dot, html) draw the explored graph: the run keeps every transition.
+  options.record_edges = reports_need_graph(reports);
   if (!quiet && ::isatty(STDERR_FILENO)) {
     options.on_progress = [&progress](const Progress& p) { progress.update(p); };
   } else if (!quiet) {
@@ -360,6 +368,8 @@ CommandLine::CommandLine(MainSettings settings)
     : impl_(std::make_unique<Impl>(std::move(settings))) {
   // The strategies of the parts above prowl::explore that this one links.
   learn::register_learned_strategy();
+  // The report formats of the parts above prowl::explore that this one links.
+  register_html_report();
 }
 CommandLine::~CommandLine() = default;
 

@@ -262,9 +262,11 @@ int shrink_trace_command(const Model& model, const TraceCommand& c, std::ostream
   for (std::size_t i = 0; i < r.executed.size() && i < finding.steps.size(); ++i) {
     finding.steps[i].outcome = r.executed[i].outcome;
     finding.steps[i].detail = r.executed[i].detail;
+    finding.steps[i].http = r.executed[i].http;
   }
   if (const ReplayFailure* f = r.find(id.kind, id.name, finding.steps.size())) {
     finding.message = f->message;
+    finding.severity = f->severity;
   }
 
   trace::Header header = c.trace.header;

@@ -147,6 +147,7 @@ Status Explorer::Impl::run_image_state(StateId s, std::span<const ActionId> acti
     item.ran = true;
     item.error = false;
     item.violation = false;
+    item.failures.clear();  // a slot an error filled before
     item.kind = Outcome::Kind::kOk;
     count_step(a, Outcome::Kind::kOk);
     item.fp = image_hash(live, size);

@@ -29,7 +29,7 @@ Finding Explorer::Impl::finding_of(const Pending& p) const {
   }
   // Outcomes are known once replayed; until then only the failing step's, as it was found.
   for (const Pair& e : path) {
-    f.steps.push_back({model.actions()[e.action].name, step_seed(e.state, e.action), {}, {}});
+    f.steps.push_back({model.actions()[e.action].name, step_seed(e.state, e.action), {}, {}, {}});
   }
   if (p.source != kNoState && !f.steps.empty()) {
     f.steps.back().outcome = p.outcome;
@@ -48,7 +48,7 @@ Finding Explorer::Impl::finding_of(const Pending& p) const {
     case FindingKind::kActionError:
     case FindingKind::kNondeterminism:
       f.name = model.actions()[p.index].name;
-      f.severity = Severity::kHigh;
+      f.severity = p.severity;
       break;
   }
   return f;
@@ -160,10 +160,12 @@ Result<Finding> Explorer::Impl::materialize(const Pending& p) {
     f.steps[i].action = r->executed[i].action;
     f.steps[i].outcome = r->executed[i].outcome;
     f.steps[i].detail = r->executed[i].detail;
+    f.steps[i].http = r->executed[i].http;
   }
   if (const ReplayFailure* failure = r->find(f.kind, f.name, f.steps.size());
       failure && f.confirmed) {
     f.message = failure->message;
+    f.severity = failure->severity;
   }
   if (f.confirmed) f.state = world->describe();
   return f;
@@ -192,8 +194,19 @@ RunReport Explorer::Impl::report_header(Termination termination) {
   report.strategy = std::string(strategy.name());
   report.seed = options.seed;
   report.termination = termination;
-  for (const Invariant& inv : model.invariants()) report.invariants.push_back(inv.name);
+  for (const Invariant& inv : model.invariants()) {
+    report.invariants.push_back(inv.name);
+    report.invariant_details.push_back({inv.severity, inv.description, inv.where});
+  }
   if (world) report.restore_mode = world->mode();
+  report.settings = {.max_steps = options.max_steps,
+                     .max_depth = options.max_depth,
+                     .time_limit = options.time_limit,
+                     .coverage_target = options.coverage_target,
+                     .stop_on_first = options.stop_on_first,
+                     .confirm = options.confirm,
+                     .shrink = options.shrink,
+                     .workers = options.workers};
   if (graph) {
     stats.states = graph->num_states();
     stats.transitions = graph->num_transitions();

@@ -1,5 +1,7 @@
 #include "finding_log.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace prowl::detail {
@@ -14,7 +16,12 @@ void FindingLog::record(Pending p) {
   auto it = pending_.find(key);
   if (it == pending_.end()) {
     pending_.emplace(key, std::move(p));
-  } else if (p.length < it->second.length) {
+    return;
+  }
+  // An action's error that broke invariants on its way outranks its clean errors, however much
+  // shorter they are (Severity: kCritical is the lowest value); then the shorter path wins.
+  const Pending& kept = it->second;
+  if (p.severity != kept.severity ? p.severity < kept.severity : p.length < kept.length) {
     it->second = std::move(p);
   }
 }
@@ -70,10 +77,28 @@ bool FindingLog::note_new_failure(StateId s, ActionId a, StateId t, std::size_t 
   return true;
 }
 
+std::pair<Severity, std::string> error_with_invariants(
+    const Model& model, std::string message,
+    const std::vector<std::pair<std::size_t, std::string>>& broken) {
+  Severity severity = Severity::kHigh;
+  for (const auto& [i, msg] : broken) {
+    const Invariant& inv = model.invariants()[i];
+    severity = std::min(severity, inv.severity);  // kCritical is the lowest value
+    message += fmt::format("; after it, invariant '{}' ({}) fails: {}", inv.name,
+                           to_string(inv.severity), msg);
+  }
+  return {severity, std::move(message)};
+}
+
 void FindingLog::note_action_error(const Executed& item, std::string message) {
   const auto [s, a] = item.pair;
-  record({FindingKind::kActionError, a, s, a, kNoState, std::move(message), after(s), "error",
-          item.detail});
+  std::vector<std::pair<std::size_t, std::string>> broken;
+  for (const auto& failure : item.failures) {
+    if (!violates(failure.first, s)) broken.push_back(failure);
+  }
+  auto [severity, text] = error_with_invariants(model_, std::move(message), broken);
+  record({FindingKind::kActionError, a, s, a, kNoState, std::move(text), after(s), "error",
+          item.detail, severity});
 }
 
 void FindingLog::note_crash(Executed& item) {

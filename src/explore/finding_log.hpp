@@ -35,7 +35,17 @@ struct Pending {
   // a finding that does not reproduce on replay shows for its last step.
   std::string outcome = {};
   std::string detail = {};
+  // An action error's: raised by the after-invariants its step broke (error_with_invariants()).
+  Severity severity = Severity::kHigh;
 };
+
+// An action error whose step also broke after-invariants (`broken`: their indices and messages,
+// those that held before the step): the higher of high and their severities, and the error's
+// message followed by theirs ("...; after it, invariant 'x' (critical) fails: ..."). The explorer
+// and the replay that confirms the finding word it the same way.
+std::pair<Severity, std::string> error_with_invariants(
+    const Model& model, std::string message,
+    const std::vector<std::pair<std::size_t, std::string>>& broken);
 
 class FindingLog {
  public:
@@ -70,7 +80,8 @@ class FindingLog {
   // Step (s, a) reached t, a new state whose after-invariant i fails: marks it, and a finding
   // unless it failed in s already. True when there is one.
   bool note_new_failure(StateId s, ActionId a, StateId t, std::size_t i, const std::string& msg);
-  // Step item.pair failed (threw or returned an error) with `message`.
+  // Step item.pair failed (threw or returned an error) with `message`; item.failures are the
+  // after-invariants that failed on the state the step left (those that held in its source count).
   void note_action_error(const Executed& item, std::string message);
   // A system died during step item.pair (detect_crash()).
   void note_crash(Executed& item);

@@ -120,16 +120,17 @@ ActionId Model::variant(ActionId a, std::size_t param, std::size_t value) const 
   return static_cast<ActionId>(family.first + family.index(choice));
 }
 
-std::size_t Model::add_invariant(std::string name) {
+std::size_t Model::add_invariant(std::string name, std::source_location where) {
   Invariant inv;
   inv.name = std::move(name);
+  inv.where = {where.file_name(), where.line()};
   invariants_.push_back(std::move(inv));
   return invariants_.size() - 1;
 }
 
 ActionBuilder Model::action(std::string name) { return {*this, add_action(std::move(name))}; }
-InvariantBuilder Model::invariant(std::string name) {
-  return {*this, add_invariant(std::move(name))};
+InvariantBuilder Model::invariant(std::string name, std::source_location where) {
+  return {*this, add_invariant(std::move(name), where)};
 }
 
 Model& Model::state_key(std::string key) {

@@ -1,5 +1,6 @@
 #include "prowl/explore/replay.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "executor.hpp"
+#include "finding_log.hpp"
 #include "prowl/core/interrupt.hpp"
 
 namespace prowl {
@@ -22,6 +24,9 @@ struct Replayer::Impl {
   // A system that died during step i: the step's failure, and the end of the replay (the state is
   // not known any more).
   bool crashed(const std::string& action, std::size_t i);
+  // After step i failed with an error: the after-invariants that fail on the state it left and
+  // held on the one before it (checked when step i - 1 ended).
+  std::vector<std::pair<std::size_t, std::string>> broken_by(std::size_t i) const;
   // Runs steps[i] from the state `facts` describes. False when the replay ends with it (an error,
   // a crash, an interrupt); `result.error` is set when the trace cannot go on (an unknown or
   // disabled action).
@@ -74,6 +79,19 @@ void Replayer::Impl::check_state(std::size_t after_steps) {
   }
 }
 
+std::vector<std::pair<std::size_t, std::string>> Replayer::Impl::broken_by(std::size_t i) const {
+  std::vector<std::pair<std::size_t, std::string>> broken;
+  const auto& invs = model.invariants();
+  exec.check(false, [&](std::size_t k, const std::string& msg) {
+    const bool failed_before =
+        std::any_of(result.failures.begin(), result.failures.end(), [&](const ReplayFailure& f) {
+          return f.kind == FindingKind::kInvariant && f.after_steps == i && f.name == invs[k].name;
+        });
+    if (!failed_before) broken.emplace_back(k, msg);
+  });
+  return broken;
+}
+
 bool Replayer::Impl::crashed(const std::string& action, std::size_t i) {
   const auto [system, why] = exec.world().dead_system();
   if (system == nullptr) return false;
@@ -111,20 +129,29 @@ bool Replayer::Impl::replay_step(const TraceStep& step, std::size_t i) {
   Outcome out = exec.run(a, [&] { return Rng(step.seed); });
   if (out.kind == Outcome::Kind::kSkipped) {
     // Listed, so that executed[i] stays the outcome of steps[i].
-    result.executed.push_back({name, step.seed, "skipped", out.message});
+    result.executed.push_back({name, step.seed, "skipped", out.message, {}});
     return true;
   }
   // A refusal or an error keeps its reason as the step's detail when it has no detail of its own.
   std::string detail = out.detail.empty() ? out.message : std::move(out.detail);
-  result.executed.push_back({name, step.seed, std::string(to_string(out.kind)), std::move(detail)});
+  result.executed.push_back({name, step.seed, std::string(to_string(out.kind)), std::move(detail),
+                             out.http ? std::optional<HttpExchange>(*out.http) : std::nullopt});
   if (out.kind == Outcome::Kind::kError) {
     if (interrupted()) {
       result.interrupted = true;  // the interrupt cut the step short: not a failure
       return false;
     }
     if (!crashed(name, i)) {
+      const auto broken = broken_by(i);
+      // Checks that failed because a service was going down: the crash is the failure.
+      if (!broken.empty() && crashed(name, i)) return false;
+      auto [severity, message] = detail::error_with_invariants(model, out.message, broken);
+      if (interrupted()) {
+        result.interrupted = true;
+        return false;
+      }
       result.failures.push_back(
-          {FindingKind::kActionError, failing, Severity::kHigh, out.message, i + 1});
+          {FindingKind::kActionError, failing, severity, std::move(message), i + 1});
     }
     return false;
   }
@@ -148,7 +175,15 @@ const ReplayFailure* ReplayResult::find(FindingKind kind, std::string_view name,
 namespace {
 // The failure of r that matches the finding, if r failed that way.
 const ReplayFailure* same_failure(const ReplayResult& r, const Finding& f) {
-  return r.error.empty() ? r.find(f.kind, f.name) : nullptr;
+  if (!r.error.empty()) return nullptr;
+  const ReplayFailure* failure = r.find(f.kind, f.name);
+  // An action's error that broke invariants on its way (raised above high) is another failure
+  // than a clean error of the same action: shrinking must not trade one for the other.
+  if (failure != nullptr && f.kind == FindingKind::kActionError &&
+      failure->severity != f.severity) {
+    return nullptr;
+  }
+  return failure;
 }
 }  // namespace
 

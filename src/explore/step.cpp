@@ -53,7 +53,22 @@ Status Explorer::Impl::step(Lane& lane, const Fingerprint& source_fp,
   if (out.kind == Outcome::Kind::kError) {
     item.error = true;
     item.violation = true;
-    if (!detail::detect_crash(*lane.world, model, a, item)) item.message = std::move(out.message);
+    if (!detail::detect_crash(*lane.world, model, a, item)) {
+      item.message = std::move(out.message);
+      // The step failed, but it may have changed the system on its way: the after-invariants
+      // judge the state it left (note_action_error() words what they find into the error).
+      if (ex.has_after()) {
+        ex.check(false, [&](std::size_t i, const std::string& msg) {
+          item.failures.emplace_back(i, msg);
+        });
+        if (interrupts() > 0) item.failures.clear();
+        // Checks that failed because a service was going down say nothing: the crash is the
+        // finding (detect_crash() sets it, and commit() reports it instead of the error).
+        if (!item.failures.empty() && detail::detect_crash(*lane.world, model, a, item)) {
+          item.failures.clear();
+        }
+      }
+    }
     left(lane);
     return Status::ok();
   }

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <filesystem>
@@ -13,9 +14,11 @@
 #include <CLI/CLI.hpp>
 
 #include "prowl/core/exit_code.hpp"
+#include "prowl/fsm/campaign_report.hpp"
 #include "prowl/fsm/fuzzer.hpp"
 #include "prowl/fsm/isolate.hpp"
 #include "prowl/fsm/runner.hpp"
+#include "prowl/report/format.hpp"
 #include "prowl/trace/shrink.hpp"
 #include "run_codec.hpp"
 
@@ -54,6 +57,8 @@ struct FuzzCommandLine::Impl {
   bool no_fork = false;
   bool print_fsm = false;
   bool quiet = false;
+  std::vector<std::string> report_texts;
+  std::vector<ReportSpec> reports;
   // replay, shrink
   std::string trace_path;
   std::string output_path;
@@ -68,6 +73,10 @@ struct FuzzCommandLine::Impl {
   std::optional<int> read_trace();
   int run(MachineCore& machine);
   int fuzz(const MachineCore& machine);
+  std::optional<int> parse_reports();
+  int write_reports(const MachineCore& machine, const FuzzOptions& options,
+                    const FuzzSummary& summary, const Stats& counters, std::ostream& out,
+                    int code) const;
   int replay(const MachineCore& machine);
   int shrink(const MachineCore& machine);
   trace::Header header(const MachineCore& machine) const;
@@ -104,6 +113,8 @@ std::optional<int> FuzzCommandLine::Impl::parse(int argc, char** argv) {
   if (shrink_cmd->parsed()) command = Command::kShrink;
   if (command != Command::kFuzz) {
     if (std::optional<int> code = read_trace()) return code;
+  } else if (std::optional<int> code = parse_reports()) {
+    return code;
   }
   parsed = true;
   return std::nullopt;
@@ -123,6 +134,26 @@ void FuzzCommandLine::Impl::add_fuzz_flags(CLI::App* fuzz_cmd) {
   fuzz_cmd->add_flag("--print-fsm", print_fsm,
                      "print every state's transitions with their probabilities and exit");
   fuzz_cmd->add_flag("--quiet", quiet, "no line per new bucket while fuzzing");
+  fuzz_cmd
+      ->add_option("--report", report_texts,
+                   fmt::format("also write the campaign as a report, a finding per bucket, when "
+                               "it ends or is interrupted; repeatable; FORMAT is one of {}; "
+                               "FILE '-' is standard output",
+                               fmt::join(report_format_names(), ", ")))
+      ->type_name("FORMAT:FILE");
+}
+
+// The --report specs, checked before anything runs. Returns the exit code of a bad one.
+std::optional<int> FuzzCommandLine::Impl::parse_reports() {
+  for (const std::string& text : report_texts) {
+    auto spec = parse_report_spec(text);
+    if (!spec) {
+      std::cerr << program << ": " << spec.status().message() << '\n';
+      return kExitUsage;
+    }
+    reports.push_back(std::move(*spec));
+  }
+  return std::nullopt;
 }
 
 void FuzzCommandLine::Impl::add_trace_flags(CLI::App* replay_cmd, CLI::App* shrink_cmd) {
@@ -231,6 +262,17 @@ int FuzzCommandLine::Impl::fuzz(const MachineCore& machine) {
     std::cout << machine.describe();
     return kExitOk;
   }
+  // Checked before fuzzing, so that a bad path does not cost a campaign.
+  for (const ReportSpec& spec : reports) {
+    if (Status st = check_report_destination(spec); !st) {
+      std::cerr << program << ": " << st.message() << '\n';
+      return kExitUsage;
+    }
+  }
+  // A report on standard output has it to itself: the campaign's lines go to standard error.
+  const bool report_to_stdout = std::any_of(
+      reports.begin(), reports.end(), [](const ReportSpec& spec) { return spec.to_stdout(); });
+  std::ostream& out = report_to_stdout ? std::cerr : std::cout;
   FuzzOptions options;
   options.seed = seed ? *seed : std::random_device{}();
   options.runs = runs;
@@ -244,19 +286,45 @@ int FuzzCommandLine::Impl::fuzz(const MachineCore& machine) {
   const trace::Header h = header(machine);
   std::string opts;
   for (const auto& [k, v] : h.options) opts += fmt::format(" {}={}", k, v);
-  std::cout << fmt::format("fuzzing {}{} with seed {}{}, output in {}/\n", machine.name(), opts,
-                           options.seed, options.fork ? "" : " in this process (--no-fork)",
-                           options.out_dir)
-            << std::flush;
+  out << fmt::format("fuzzing {}{} with seed {}{}, output in {}/\n", machine.name(), opts,
+                     options.seed, options.fork ? "" : " in this process (--no-fork)",
+                     options.out_dir)
+      << std::flush;
   Stats counters(machine.states().size(), machine.actions().size());
-  auto summary = fsm::fuzz(machine, h, options, &counters, std::cout);
+  auto summary = fsm::fuzz(machine, h, options, &counters, out);
   if (!summary) {
     std::cerr << program << ": " << summary.status().message() << '\n';
     return summary.status().exit_code();
   }
-  std::cout << format_summary(*summary);
-  if (stats) std::cout << '\n' << counters.table(machine);
-  return summary->buckets.empty() ? kExitOk : kExitFindings;
+  out << format_summary(*summary);
+  if (stats) out << '\n' << counters.table(machine);
+  const int code = summary->buckets.empty() ? kExitOk : kExitFindings;
+  return write_reports(machine, options, *summary, counters, out, code);
+}
+
+// Writes every --report, also after an interrupted campaign. A report that cannot be written does
+// not stop the others; its exit code replaces `code` unless that says worse already.
+int FuzzCommandLine::Impl::write_reports(const MachineCore& machine, const FuzzOptions& options,
+                                         const FuzzSummary& summary, const Stats& counters,
+                                         std::ostream& out, int code) const {
+  if (reports.empty()) return code;
+  Campaign campaign;
+  campaign.model = machine.name();
+  campaign.options = options;
+  campaign.summary = summary;
+  campaign.coverage = campaign_coverage(machine, counters, summary);
+  campaign.states_entered = states_entered(machine, counters);
+  read_bucket_traces(campaign);
+  const RunReport report = campaign_report(campaign);
+  for (const ReportSpec& spec : reports) {
+    if (Status st = write_report(spec, report); !st) {
+      std::cerr << program << ": " << st.message() << '\n';
+      if (code < kExitUsage) code = st.exit_code();
+      continue;
+    }
+    if (!spec.to_stdout()) out << fmt::format("{} report written to {}\n", spec.format, spec.path);
+  }
+  return code;
 }
 
 RunResult FuzzCommandLine::Impl::replay_once(const MachineCore& machine, const trace::Trace& t,

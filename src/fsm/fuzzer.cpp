@@ -165,7 +165,11 @@ class FuzzSession {
     const std::string signature = r.signature();
     auto [it, fresh] = known_.try_emplace(signature);
     Bucket& b = it->second;
-    if (b.count == 0) order_.push_back(signature);
+    if (b.count == 0) {
+      order_.push_back(signature);
+      b.action = r.action;
+      b.message = r.message;
+    }
     if (fresh) {
       if (Status st = open_bucket(b, i, r, signature); !st) return st;
     } else if (b.count == 0) {

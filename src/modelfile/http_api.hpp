@@ -119,6 +119,9 @@ class HttpApi final : public System {
   // shown(text) for a body: remembered for the bodies seen lately, since steps send the same
   // requests and get the same answers (a refusal, say) over and over.
   const ShownBody& shown(std::string_view text) const;
+  // The request and its answer (null: none) as data for reports: redacted, bodies cut at 64 KiB.
+  std::shared_ptr<const HttpExchange> exchange(const HttpRequest& r,
+                                               const HttpResponse* reply) const;
   // "METHOD URL [request body] -> STATUS response body" on one line, redacted and cut.
   std::string line(const HttpRequest& request, const HttpResponse* reply) const;
   std::string redact(std::string_view text) const;

@@ -258,6 +258,7 @@ HttpModel::HttpModel(ModelSpec spec)
         .severity(inv.severity)
         .timing(inv.timing)
         .describe(describe_invariant(inv))
+        .declared_at({s->file, static_cast<std::uint32_t>(inv.pos.line)})
         .check([s, i](const World& world, const Context& ctx) {
           return HttpApi::of(world).check(s->invariants[i], ctx);
         });

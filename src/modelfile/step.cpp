@@ -160,18 +160,48 @@ Outcome HttpApi::run(const ActionSpec& a, Context& bound,
   // The client percent-encodes query values itself.
   for (const auto& [name, value] : spec.query) r.query.emplace_back(name, value.render(ctx));
   if (std::optional<std::string> bad = header_refusal(spec, ctx)) {
-    return with_detail(Outcome::error(std::move(*bad)),
-                       redact(fmt::format("{} {} -> not sent", r.method, client_->url_for(r))));
+    Outcome out =
+        with_detail(Outcome::error(std::move(*bad)),
+                    redact(fmt::format("{} {} -> not sent", r.method, client_->url_for(r))));
+    out.http = exchange(r, nullptr);
+    return out;
   }
   for (const HeaderSpec& h : spec.headers) r.headers.emplace_back(h.name, h.value.render(ctx));
   if (spec.body) r.body = spec.body->render(ctx);
   r.json = true;
   r.timeout = spec.timeout;
   auto reply = send(r);
-  if (!reply) {
-    return with_detail(Outcome::error(redact(reply.status().message())), line(r, nullptr));
-  }
-  return judge(a, r, *reply, bound);
+  Outcome out =
+      reply ? judge(a, r, *reply, bound)
+            : with_detail(Outcome::error(redact(reply.status().message())), line(r, nullptr));
+  out.http = exchange(r, reply ? &*reply : nullptr);
+  return out;
+}
+
+namespace {
+
+// A body as reports keep it: whole up to 64 KiB, then cut with a note of what was left out.
+std::string kept_body(std::string body) {
+  constexpr std::size_t kKept = 64 * 1024;
+  if (body.size() <= kKept) return body;
+  std::size_t cut = kKept;
+  // Not inside a UTF-8 sequence: back to the byte that starts the character.
+  while (cut > 0 && (static_cast<unsigned char>(body[cut]) & 0xC0) == 0x80) --cut;
+  const std::size_t more = body.size() - cut;
+  body.resize(cut);
+  return body + fmt::format("\n... ({} more bytes)", more);
+}
+
+}  // namespace
+
+std::shared_ptr<const HttpExchange> HttpApi::exchange(const HttpRequest& r,
+                                                      const HttpResponse* reply) const {
+  return std::make_shared<const HttpExchange>(
+      HttpExchange{.method = r.method,
+                   .url = redact(client_->url_for(r)),
+                   .status = reply ? reply->status : 0,
+                   .request_body = kept_body(redact(r.body)),
+                   .response_body = reply ? kept_body(redact(reply->body)) : std::string()});
 }
 
 Outcome HttpApi::judge(const ActionSpec& a, const HttpRequest& r, const HttpResponse& reply,

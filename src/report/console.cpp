@@ -1,6 +1,7 @@
 #include "prowl/report/console.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string_view>
 #include <vector>
 
@@ -13,18 +14,41 @@ namespace prowl {
 
 namespace {
 
+// ANSI colours (SGR sequences) for a terminal; with colour off, text as it is. Only prowl's own
+// words are coloured; text from the system under test is escaped before it gets here.
+class Paint {
+ public:
+  explicit Paint(bool on) : on_(on) {}
+  std::string operator()(std::string_view text, std::string_view sgr) const {
+    if (!on_ || text.empty()) return std::string(text);
+    return fmt::format("\x1b[{}m{}\x1b[0m", sgr, text);
+  }
+  std::string severity(Severity s) const { return (*this)(to_string(s), severity_sgr(s)); }
+
+  static constexpr std::string_view kBold = "1";
+  static constexpr std::string_view kRed = "31";
+  static constexpr std::string_view kGreen = "32";
+  static constexpr std::string_view kYellow = "33";
+
+ private:
+  static std::string_view severity_sgr(Severity s) {
+    switch (s) {
+      case Severity::kCritical:
+        return "1;31";  // bold red
+      case Severity::kHigh:
+        return "31";
+      case Severity::kMedium:
+        return "33";
+      case Severity::kLow:
+        return "36";  // cyan
+    }
+    return "0";
+  }
+  bool on_;
+};
+
 std::string plural(std::uint64_t n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
-}
-
-// How the run ended, as a reader should take it: "exhausted (sampled: put, get draw values)"
-// rather than a bare "sampled".
-std::string termination_text(const RunReport& r) {
-  if (r.termination != Termination::kSampled) return std::string(to_string(r.termination));
-  std::vector<std::string> names;
-  for (const auto& n : r.sampled) names.push_back(escape_text(n));
-  return fmt::format("exhausted (sampled: {} {})", fmt::join(names, ", "),
-                     names.size() == 1 ? "draws values" : "draw values");
 }
 
 void write_summary(std::ostream& out, const RunReport& r) {
@@ -60,13 +84,14 @@ void write_indented(std::ostream& out, std::string_view raw, std::string_view in
   }
 }
 
-void write_finding(std::ostream& out, std::size_t number, const Finding& f) {
+void write_finding(std::ostream& out, std::size_t number, const Finding& f, const Paint& paint) {
   std::string status = f.confirmed             ? std::string("confirmed")
                        : f.unconfirmed.empty() ? std::string("unconfirmed")
                                                : "unconfirmed: " + f.unconfirmed;
   if (f.shrunk_from > 0) status += fmt::format(", shrunk from {} steps", f.shrunk_from);
-  out << fmt::format("[{}] {} {} {} ({})\n", number, to_string(f.severity), to_string(f.kind),
-                     escape_text(f.name), escape_text(status));
+  out << fmt::format("{} {} {} {} ({})\n", paint(fmt::format("[{}]", number), Paint::kBold),
+                     paint.severity(f.severity), to_string(f.kind),
+                     paint(escape_text(f.name), Paint::kBold), escape_text(status));
   if (!f.message.empty()) write_indented(out, f.message, "    ");
   if (f.steps.empty()) {
     out << "    steps: none, the initial state fails\n";
@@ -79,7 +104,7 @@ void write_finding(std::ostream& out, std::size_t number, const Finding& f) {
         line += fmt::format(" [{}]", escape_text(s.outcome));
       }
       if (!s.detail.empty()) line += fmt::format(": {}", escape_text(s.detail));
-      if (i + 1 == f.steps.size()) line += "  <- fails";
+      if (i + 1 == f.steps.size()) line += "  " + paint("<- fails", Paint::kRed);
       out << line << '\n';
     }
   }
@@ -103,9 +128,9 @@ void write_also_reached(std::ostream& out, const RunReport& r, const FindingGrou
                      plural(others.size(), "other path", "other paths"), fmt::join(others, ", "));
 }
 
-void write_findings(std::ostream& out, const RunReport& r) {
+void write_findings(std::ostream& out, const RunReport& r, const ConsoleOptions& options) {
   for (const FindingGroup& g : group_findings(r.findings)) {
-    write_finding_group(out, r, g);
+    write_finding_group(out, r, g, options);
     out << '\n';
   }
 }
@@ -165,11 +190,24 @@ std::vector<std::string> warnings_of(const RunReport& r) {
   return lines;
 }
 
+// The summary line with its count of findings in colour: red when there are any, else green.
+std::string painted_summary(const RunReport& r, const Paint& paint) {
+  const std::string line = summary_line(r);
+  const std::string count = findings_text(r);
+  const std::size_t at = escape_text(r.model).size() + 2;  // after "MODEL: "
+  if (line.compare(at, count.size(), count) != 0) return line;
+  return line.substr(0, at) +
+         paint(count, r.findings.empty() ? Paint::kGreen
+                                         : fmt::format("{};{}", Paint::kBold, Paint::kRed)) +
+         line.substr(at + count.size());
+}
+
 }  // namespace
 
-void write_finding_group(std::ostream& out, const RunReport& r, const FindingGroup& group) {
+void write_finding_group(std::ostream& out, const RunReport& r, const FindingGroup& group,
+                         const ConsoleOptions& options) {
   const std::size_t first = group.findings.front();
-  write_finding(out, first + 1, r.findings[first]);
+  write_finding(out, first + 1, r.findings[first], Paint(options.color));
   write_also_reached(out, r, group);
 }
 
@@ -191,21 +229,40 @@ std::string summary_line(const RunReport& r) {
 
 void write_console_report(std::ostream& out, const RunReport& report,
                           const ConsoleOptions& options) {
+  const Paint paint(options.color);
   if (options.quiet) {
-    write_findings(out, report);
-    out << summary_line(report) << '\n';
+    write_findings(out, report, options);
+    out << painted_summary(report, paint) << '\n';
     return;
   }
   write_summary(out, report);
   out << '\n';
   out << findings_text(report) << "\n\n";
-  write_findings(out, report);
+  write_findings(out, report, options);
   write_coverage(out, report);
   out << '\n';
   const auto warnings = warnings_of(report);
-  for (const auto& w : warnings) out << "warning: " << escape_text(w) << '\n';
+  for (const auto& w : warnings) {
+    out << paint("warning:", Paint::kYellow) << ' ' << escape_text(w) << '\n';
+  }
   if (!warnings.empty()) out << '\n';
-  out << summary_line(report) << '\n';
+  out << painted_summary(report, paint) << '\n';
+}
+
+std::string termination_text(const RunReport& r) {
+  if (r.termination != Termination::kSampled) return std::string(to_string(r.termination));
+  std::vector<std::string> names;
+  for (const auto& n : r.sampled) names.push_back(escape_text(n));
+  return fmt::format("exhausted (sampled: {} {})", fmt::join(names, ", "),
+                     names.size() == 1 ? "draws values" : "draw values");
+}
+
+bool console_color(ColorChoice choice, bool stream_is_terminal) {
+  if (choice != ColorChoice::kAuto) return choice == ColorChoice::kAlways;
+  const char* no_color = std::getenv("NO_COLOR");
+  const char* term = std::getenv("TERM");
+  return stream_is_terminal && (no_color == nullptr || *no_color == '\0') &&
+         !(term != nullptr && std::string_view(term) == "dumb");
 }
 
 void ProgressLine::update(const Progress& p) {

@@ -13,16 +13,73 @@
 
 #include <fmt/format.h>
 
+#include "prowl/report/dot.hpp"
 #include "prowl/report/json.hpp"
 #include "prowl/report/junit.hpp"
 #include "prowl/report/markdown.hpp"
+#include "prowl/report/sarif.hpp"
+#include "report_file.hpp"
 
 namespace prowl {
 
-const std::vector<std::string>& report_format_names() {
-  static const std::vector<std::string> names = {"json", "junit", "markdown"};
-  return names;
+namespace {
+
+// The built-in formats, then those parts above this one registered (in their order).
+std::vector<ReportFormat>& formats() {
+  static std::vector<ReportFormat> all = {
+      {.name = "json", .label = "JSON", .render = to_json},
+      {.name = "junit", .label = "JUnit", .render = to_junit},
+      {.name = "sarif", .label = "SARIF", .render = to_sarif},
+      {.name = "markdown", .label = "Markdown", .render = to_markdown},
+      {.name = "dot",
+       .label = "DOT",
+       .render = [](const RunReport& r) { return to_dot(r); },
+       .needs_graph = true}};
+  return all;
 }
+
+std::vector<std::string>& names() {
+  static std::vector<std::string> all = [] {
+    std::vector<std::string> v;
+    for (const ReportFormat& f : formats()) v.emplace_back(f.name);
+    return v;
+  }();
+  return all;
+}
+
+}  // namespace
+
+std::span<const ReportFormat> report_formats() { return formats(); }
+
+void register_report_format(const ReportFormat& format) {
+  PROWL_CHECK(format.render != nullptr, "register_report_format: a format without a renderer");
+  for (const ReportFormat& known : formats()) {
+    if (known.name == format.name) {
+      PROWL_CHECK(known.render == format.render,
+                  "register_report_format: two report formats named alike");
+      return;
+    }
+  }
+  std::vector<std::string>& listed = names();  // built before the format is added to formats()
+  formats().push_back(format);
+  listed.emplace_back(format.name);
+}
+
+const ReportFormat* find_report_format(std::string_view name) {
+  for (const ReportFormat& f : formats()) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+bool reports_need_graph(const std::vector<ReportSpec>& specs) {
+  return std::any_of(specs.begin(), specs.end(), [](const ReportSpec& spec) {
+    const ReportFormat* f = find_report_format(spec.format);
+    return f != nullptr && f->needs_graph;
+  });
+}
+
+const std::vector<std::string>& report_format_names() { return names(); }
 
 Result<ReportSpec> parse_report_spec(std::string_view text) {
   const std::size_t colon = text.find(':');
@@ -72,18 +129,8 @@ Status check_report_destination(const ReportSpec& spec) {
 }
 
 Status write_report(const ReportSpec& spec, const RunReport& report) {
-  struct Writer {
-    std::string_view format, label;
-    std::string (*render)(const RunReport&);
-    Status (*write)(const RunReport&, const std::string&);
-  };
-  static constexpr Writer kWriters[] = {
-      {"json", "JSON", to_json, write_json_report},
-      {"junit", "JUnit", to_junit, write_junit_report},
-      {"markdown", "Markdown", to_markdown, write_markdown_report}};
-  const auto* w = std::find_if(std::begin(kWriters), std::end(kWriters),
-                               [&](const Writer& x) { return x.format == spec.format; });
-  PROWL_CHECK(w != std::end(kWriters), fmt::format("unknown report format '{}'", spec.format));
+  const ReportFormat* w = find_report_format(spec.format);
+  PROWL_CHECK(w != nullptr, fmt::format("unknown report format '{}'", spec.format));
   if (spec.to_stdout()) {
     std::cout << w->render(report) << std::flush;
     if (!std::cout) {
@@ -92,7 +139,7 @@ Status write_report(const ReportSpec& spec, const RunReport& report) {
     }
     return Status::ok();
   }
-  return w->write(report, spec.path);
+  return detail::write_report_file(spec.path, w->render(report), w->label);
 }
 
 }  // namespace prowl

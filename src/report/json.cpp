@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "prowl/core/version.hpp"
 #include "prowl/report/groups.hpp"
 #include "report_file.hpp"
 
@@ -21,11 +22,30 @@ using Json = nlohmann::ordered_json;
 std::string seed_text(std::uint64_t seed) { return std::to_string(seed); }
 
 Json step_json(std::size_t index, const TraceStep& s) {
-  return Json{{"index", index},
-              {"action", s.action},
-              {"seed", seed_text(s.seed)},
-              {"outcome", s.outcome},
-              {"detail", s.detail}};
+  Json step{{"index", index},
+            {"action", s.action},
+            {"seed", seed_text(s.seed)},
+            {"outcome", s.outcome},
+            {"detail", s.detail}};
+  if (s.http) {
+    step["http"] = Json{{"method", s.http->method},
+                        {"url", s.http->url},
+                        {"status", s.http->status},
+                        {"request_body", s.http->request_body},
+                        {"response_body", s.http->response_body}};
+  }
+  return step;
+}
+
+Json settings_json(const RunSettings& s) {
+  return Json{{"max_steps", s.max_steps},
+              {"max_depth", s.max_depth},
+              {"time_limit", s.time_limit},
+              {"coverage_target", s.coverage_target},
+              {"stop_on_first", s.stop_on_first},
+              {"confirm", s.confirm},
+              {"shrink", s.shrink},
+              {"workers", s.workers}};
 }
 
 Json finding_json(const Finding& f) {
@@ -87,6 +107,22 @@ void append_graph(const RunReport& r, std::string& out) {
   out += r.graph->edges.empty() ? "]\n  }" : "\n    ]\n  }";
 }
 
+// What the report knows of each invariant beyond its name, in the order of "invariants".
+Json invariant_details_json(const RunReport& r) {
+  Json details = Json::array();
+  // All or none, as parse_json_report() reads them.
+  if (r.invariant_details.size() != r.invariants.size()) return details;
+  for (std::size_t i = 0; i < r.invariant_details.size(); ++i) {
+    const InvariantDetails& d = r.invariant_details[i];
+    details.push_back(Json{{"name", r.invariants[i]},
+                           {"severity", to_string(d.severity)},
+                           {"description", d.description},
+                           {"file", d.where.known() ? Json(d.where.file) : Json()},
+                           {"line", d.where.known() ? Json(d.where.line) : Json()}});
+  }
+  return details;
+}
+
 // One bug, one entry: the findings (numbered from 1, as in the console and the trace files) that
 // break the same invariant or fail the same action, the shortest first.
 Json groups_json(const RunReport& r) {
@@ -106,21 +142,25 @@ Json groups_json(const RunReport& r) {
 std::string to_json(const RunReport& report) {
   Json findings = Json::array();
   for (const auto& f : report.findings) findings.push_back(finding_json(f));
-  Json doc{{"version", kJsonReportVersion},
-           {"tool", "prowl"},
-           {"model", report.model},
-           {"seed", seed_text(report.seed)},
-           {"strategy", report.strategy},
-           {"restore_mode", to_string(report.restore_mode)},
-           {"termination", to_string(report.termination)},
-           {"stats", stats_json(report.stats)},
-           {"findings", std::move(findings)},
-           {"groups", groups_json(report)},
-           {"coverage", coverage_json(report)},
-           {"invariants", report.invariants},
-           {"warnings", report.warnings},
-           {"sampled", report.sampled},
-           {"error", report.error.empty() ? Json() : Json(report.error)}};
+  Json doc{
+      {"version", kJsonReportVersion},
+      {"tool", "prowl"},
+      {"tool_version", report.tool_version.empty() ? std::string(version()) : report.tool_version},
+      {"model", report.model},
+      {"seed", seed_text(report.seed)},
+      {"strategy", report.strategy},
+      {"restore_mode", to_string(report.restore_mode)},
+      {"termination", to_string(report.termination)},
+      {"settings", settings_json(report.settings)},
+      {"stats", stats_json(report.stats)},
+      {"findings", std::move(findings)},
+      {"groups", groups_json(report)},
+      {"coverage", coverage_json(report)},
+      {"invariants", report.invariants},
+      {"invariant_details", invariant_details_json(report)},
+      {"warnings", report.warnings},
+      {"sampled", report.sampled},
+      {"error", report.error.empty() ? Json() : Json(report.error)}};
   // Replacement keeps invalid UTF-8 in user text (a detail, a message) from aborting the report.
   std::string text = doc.dump(2, ' ', false, Json::error_handler_t::replace);
   if (report.graph) {

@@ -16,6 +16,25 @@ if(TARGET smt_fuzz)
     WORKDIR ${PROWL_CLI_WORK}/smt-fuzz-cvc5
     STDOUT "^fuzzing smt_fuzz [^\n]*solver=cvc5 with seed 1, output in prowl-fuzz/\n${smt_summary_re}20 ok, 0 findings, 0 crashes, 0 timeouts\nno failures\n$"
     COMMAND ${smt_fuzz} fuzz --solver cvc5 --runs 20 --seed 1)
+  # A short campaign's reports: no bucket, so no JUnit error and no SARIF result; a test case
+  # and a SARIF coverage entry per action; both valid.
+  set(smt_reports ${PROWL_CLI_WORK}/smt-fuzz-reports)
+  prowl_cli_test(smt_fuzz_writes_a_junit_and_a_sarif_report EXIT 0
+    WORKDIR ${smt_reports}
+    STDOUT "\nno failures\njunit report written to smt\\.xml\nsarif report written to smt\\.sarif\n$"
+    FILE ${smt_reports}/smt.xml
+    FILE_MATCHES "<testsuite name=\"smt_fuzz\" tests=\"21\" failures=\"0\" errors=\"0\" skipped=\"0\" [^\n]*>\n.*<property name=\"strategy\" value=\"fuzz\"/>\n.*<testcase classname=\"smt_fuzz\\.actions\" name=\"new_solver\" time=\"0\"/>\n"
+    COMMAND ${smt_fuzz} fuzz --runs 20 --seed 1 --report junit:smt.xml --report sarif:smt.sarif)
+  set_tests_properties(cli.smt_fuzz_writes_a_junit_and_a_sarif_report PROPERTIES
+    FIXTURES_SETUP smt_reports)
+  add_test(NAME cli.smt_fuzz_junit_report_passes_the_junit_schema
+    COMMAND ${PROWL_XMLLINT} --noout --schema ${CMAKE_CURRENT_SOURCE_DIR}/junit/junit.xsd
+      ${smt_reports}/smt.xml)
+  prowl_cli_test(smt_fuzz_sarif_report_passes_the_sarif_schema EXIT 0
+    STDOUT "smt\\.sarif: valid SARIF 2\\.1\\.0\n$"
+    COMMAND ${validate_sarif} ${smt_reports}/smt.sarif --results 0)
+  set_tests_properties(cli.smt_fuzz_junit_report_passes_the_junit_schema
+    cli.smt_fuzz_sarif_report_passes_the_sarif_schema PROPERTIES FIXTURES_REQUIRED smt_reports)
   prowl_cli_test(smt_fuzz_unknown_solver_is_a_usage_error EXIT 2
     STDERR "--solver: yices not in \\{z3,cvc5,both\\}"
     COMMAND ${smt_fuzz} fuzz --solver yices)

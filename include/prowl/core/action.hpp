@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,17 @@ struct Step {
   Rng& rng;  // seeded per step: the same step replays with the same random choices
 };
 
+// One HTTP request and its answer, as structured data for reports (the detail text shows the same
+// exchange on one line). Secrets are already redacted.
+struct HttpExchange {
+  std::string method;
+  std::string url;  // with the query
+  int status = 0;   // 0: no answer (not sent, or the connection failed)
+  std::string request_body{};
+  std::string response_body{};
+  friend bool operator==(const HttpExchange&, const HttpExchange&) = default;
+};
+
 // How a run went. kRejected: the system refused as specified (an expected failure; still a
 // transition). kSkipped: the action declined before touching the system (not a transition).
 // kError: an unexpected failure, reported as an action_error finding.
@@ -31,13 +43,18 @@ struct Outcome {
   Kind kind = Kind::kOk;
   std::string message;
   std::string detail;  // free text for reports (a request and its response, say)
+  // The request the step sent, for actions that speak HTTP; null otherwise (shared: outcomes are
+  // copied, and most steps have none).
+  std::shared_ptr<const HttpExchange> http{};
 
-  static Outcome ok(std::string detail = {}) { return {Kind::kOk, {}, std::move(detail)}; }
-  static Outcome rejected(std::string message) { return {Kind::kRejected, std::move(message), {}}; }
-  static Outcome skipped(std::string message = {}) {
-    return {Kind::kSkipped, std::move(message), {}};
+  static Outcome ok(std::string detail = {}) { return {Kind::kOk, {}, std::move(detail), {}}; }
+  static Outcome rejected(std::string message) {
+    return {Kind::kRejected, std::move(message), {}, {}};
   }
-  static Outcome error(std::string message) { return {Kind::kError, std::move(message), {}}; }
+  static Outcome skipped(std::string message = {}) {
+    return {Kind::kSkipped, std::move(message), {}, {}};
+  }
+  static Outcome error(std::string message) { return {Kind::kError, std::move(message), {}, {}}; }
 };
 
 std::string_view to_string(Outcome::Kind kind);

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "prowl/core/action.hpp"
 #include "prowl/core/severity.hpp"
 
 namespace prowl {
@@ -25,6 +27,9 @@ struct TraceStep {
   std::uint64_t seed = 0;
   std::string outcome;  // "ok", "rejected" or "error"; "" when not known (not replayed)
   std::string detail;
+  // The HTTP request the step sent and its answer, when it sent one (filled by the replay that
+  // confirms a finding, like outcome and detail).
+  std::optional<HttpExchange> http{};
 };
 
 struct Finding {

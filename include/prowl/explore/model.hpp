@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <source_location>
 #include <span>
 #include <string>
 #include <vector>
@@ -114,6 +115,11 @@ class InvariantBuilderBase {
     invariant().description = std::move(text);
     return self();
   }
+  // Where the invariant is declared, when not where invariant() was called (a model file's line).
+  Self& declared_at(SourceLocation where) {
+    invariant().where = std::move(where);
+    return self();
+  }
   Invariant& invariant();
 
  protected:
@@ -156,7 +162,9 @@ class Model {
   Result<std::unique_ptr<World>> make_world(std::size_t copy) const;
 
   ActionBuilder action(std::string name);
-  InvariantBuilder invariant(std::string name);
+  // `where` is the caller's line, for reports that point at the invariant (SARIF).
+  InvariantBuilder invariant(std::string name,
+                             std::source_location where = std::source_location::current());
   // Marks a context key as part of the state identity.
   Model& state_key(std::string key);
 
@@ -211,7 +219,7 @@ class Model {
 
  protected:
   std::size_t add_action(std::string name);
-  std::size_t add_invariant(std::string name);
+  std::size_t add_invariant(std::string name, std::source_location where);
   // Makes action a (the last one) the first of a new family named after it; returns its index.
   std::size_t add_family(ActionId a);
   ActionFamily& family(std::size_t f) { return families_[f]; }

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <source_location>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -56,8 +57,9 @@ class ObjectModel : public Model {
   }
 
   ObjectActionBuilder<T> action(std::string name) { return {*this, add_action(std::move(name))}; }
-  ObjectInvariantBuilder<T> invariant(std::string name) {
-    return {*this, add_invariant(std::move(name))};
+  ObjectInvariantBuilder<T> invariant(
+      std::string name, std::source_location where = std::source_location::current()) {
+    return {*this, add_invariant(std::move(name), where)};
   }
 
   void* typed_object(World& world) const override { return &object(world); }

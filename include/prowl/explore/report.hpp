@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "prowl/core/ids.hpp"
+#include "prowl/core/invariant.hpp"
 #include "prowl/explore/finding.hpp"
 #include "prowl/explore/options.hpp"
 #include "prowl/world/world.hpp"
@@ -34,6 +35,18 @@ struct ActionCoverage {
   std::uint64_t errors = 0;
 };
 
+// The limits and settings a run was given (from Options), for reports: 0 means no limit.
+struct RunSettings {
+  std::uint64_t max_steps = 0;
+  std::uint32_t max_depth = 0;
+  double time_limit = 0;
+  double coverage_target = 0;
+  bool stop_on_first = false;
+  bool confirm = true;
+  bool shrink = false;
+  std::uint32_t workers = 1;
+};
+
 // The explored graph as its transitions, for tools that want its shape (graph reports, training
 // data). States are numbered 0..states-1, 0 the initial state, as in the run; their fingerprints
 // and depths are left out, as such tools need neither.
@@ -44,18 +57,32 @@ struct ReportGraph {
   std::vector<Edge> edges;
 };
 
+// An invariant as a report describes it (SARIF rules): from the model's Invariant.
+struct InvariantDetails {
+  Severity severity = Severity::kHigh;
+  std::string description{};
+  SourceLocation where{};  // unknown (empty file) when the model could not say
+};
+
 struct RunReport {
+  // The prowl that made the run: empty for this one (version()); a report read back from JSON
+  // keeps its writer's.
+  std::string tool_version{};
   std::string model;
   std::string strategy;
   std::uint64_t seed = 0;
   RestoreMode restore_mode = RestoreMode::kSnapshot;
   Termination termination = Termination::kExhausted;
+  RunSettings settings;
   Stats stats;
   std::vector<Finding> findings;
   std::vector<ActionCoverage> coverage;
   // The model's invariants by name, in the order declared: what a report lists as checked (a
   // JUnit test case each).
   std::vector<std::string> invariants;
+  // What reports say of each of `invariants` beyond its name, in the same order; empty when the
+  // report was built without them (InvariantDetails).
+  std::vector<InvariantDetails> invariant_details;
   std::vector<std::string> warnings;
   // The actions that drew values from their step's Rng: each ran with the values drawn for it,
   // not with every value it can take. Exhausting the graph then is termination kSampled.

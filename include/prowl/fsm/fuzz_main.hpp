@@ -5,6 +5,7 @@
 // Subcommands:
 //   PROGRAM fuzz [--seed N] [--runs N] [--time-limit S] [--run-timeout S] [--max-steps N]
 //                [--out DIR] [--stats] [--no-fork] [--print-fsm] [--quiet]
+//                [--report FORMAT:FILE]...   (the campaign as a report: fsm/campaign_report.hpp)
 //   PROGRAM replay TRACE [--run-timeout S] [--no-fork]
 //   PROGRAM shrink TRACE [-o OUT] [--run-timeout S] [--max-candidates N] [--no-fork]
 // Exit codes, those of prowl/core/exit_code.hpp: 0 no failure, 1 failures found (fuzz) or

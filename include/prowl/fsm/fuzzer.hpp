@@ -36,6 +36,10 @@ struct Bucket {
   std::uint64_t first_run = 0;
   std::size_t steps = 0;  // of the kept trace
   std::string dir;        // OUT/NNN-KIND
+  // The failing step's action and what failed, as this session's first run of the bucket ended
+  // (RunResult::action and message; the signature is their normalized form).
+  std::string action{};
+  std::string message{};
 };
 
 struct FuzzSummary {

@@ -19,7 +19,16 @@ namespace prowl {
 struct ConsoleOptions {
   // Only the findings and the one-line summary.
   bool quiet = false;
+  // ANSI colours for a terminal: each finding's severity, its "<- fails", the count of findings
+  // in the summary (red, or green for none) and "warning:". Text from the system under test is
+  // escaped as ever, so none of it can carry a colour of its own. See console_color().
+  bool color = false;
 };
+
+// --color's choice: never, always, or auto (colour when `stream_is_terminal`, NO_COLOR is unset
+// or empty and TERM is not "dumb"; https://no-color.org). An explicit always wins over NO_COLOR.
+enum class ColorChoice { kNever, kAuto, kAlways };
+bool console_color(ColorChoice choice, bool stream_is_terminal);
 
 // Writes the report: a summary of the run, each finding with its numbered steps, the per-action
 // coverage table, warnings (one for each action that never ran, then the report's own, without
@@ -29,11 +38,16 @@ void write_console_report(std::ostream& out, const RunReport& report,
 
 // One bug as the console shows it: the group's shortest finding, numbered as the findings (and
 // their trace files) are, with its steps, then the group's other paths by number. Escaped.
-void write_finding_group(std::ostream& out, const RunReport& report, const FindingGroup& group);
+void write_finding_group(std::ostream& out, const RunReport& report, const FindingGroup& group,
+                         const ConsoleOptions& options = {});
 
 // How many bugs the report holds: "no findings", "3 findings", or "3 findings (12 paths)" when
 // some invariant was broken (or some action failed) by more than one path (report/groups.hpp).
 std::string findings_text(const RunReport& report);
+
+// How the run ended, as a reader should take it: "exhausted (sampled: put, get draw values)"
+// rather than a bare "sampled". Escaped.
+std::string termination_text(const RunReport& report);
 
 // The final line of a console report, without a newline, e.g.
 // "refund: 1 finding; 7 states, 9 transitions, 12 steps in 0.004 s (exhausted, seed 42)".

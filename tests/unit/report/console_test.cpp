@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <regex>
 #include <sstream>
 
@@ -37,6 +38,58 @@ TEST(Console, EscapesEveryValueOfTheSystemUnderTest) {
   EXPECT_EQ(text.find("\n[1] critical forged"), std::string::npos);
   EXPECT_EQ(text.find("\n[2] critical forged"), std::string::npos);
   EXPECT_EQ(text.find("\nshop: 0 findings"), std::string::npos);
+}
+
+// With colour, the same report with SGR sequences around prowl's own words only: stripped of them
+// it is the uncoloured report, and a hostile value's escape stays escaped.
+TEST(Console, ColoursSeveritiesFailingStepsWarningsAndTheCount) {
+  const std::string text = render(sample_report(), {.color = true});
+  EXPECT_TRUE(matches_golden("console_color.txt", text));
+  EXPECT_EQ(std::regex_replace(text, std::regex("\x1b\\[[0-9;]*m"), ""), render(sample_report()));
+  EXPECT_NE(text.find("\x1b[1m[1]\x1b[0m \x1b[1;31mcritical\x1b[0m invariant_violation "
+                      "\x1b[1mrefund_at_most_once\x1b[0m (confirmed)\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("  \x1b[31m<- fails\x1b[0m\n"), std::string::npos);
+  EXPECT_NE(text.find("\x1b[33mwarning:\x1b[0m action 'audit' never ran"), std::string::npos);
+  EXPECT_NE(text.find("shop: \x1b[1;31m4 findings\x1b[0m; 1234 states"), std::string::npos);
+  const std::string hostile = render(testing::hostile_report(), {.color = true});
+  EXPECT_EQ(std::regex_replace(hostile, std::regex("\x1b\\[[0-9;]*m"), ""),
+            render(testing::hostile_report()));
+}
+
+TEST(Console, ColoursNoFindingsGreen) {
+  RunReport r = sample_report();
+  r.findings.clear();
+  const std::string text = render(r, {.quiet = true, .color = true});
+  EXPECT_EQ(text.substr(0, text.find(';')), "shop: \x1b[32mno findings\x1b[0m");
+}
+
+// --color auto: a terminal, without NO_COLOR (set and not empty) and not TERM=dumb.
+TEST(Console, ColourIsOnForATerminalUnlessNoColorSaysOtherwise) {
+  const char* saved_no_color = std::getenv("NO_COLOR");
+  const char* saved_term = std::getenv("TERM");
+  const std::string no_color = saved_no_color ? saved_no_color : "";
+  const std::string term = saved_term ? saved_term : "";
+  ::unsetenv("NO_COLOR");
+  ::setenv("TERM", "xterm-256color", 1);
+  EXPECT_TRUE(console_color(ColorChoice::kAuto, true));
+  EXPECT_FALSE(console_color(ColorChoice::kAuto, false));
+  EXPECT_TRUE(console_color(ColorChoice::kAlways, false));
+  EXPECT_FALSE(console_color(ColorChoice::kNever, true));
+  ::setenv("NO_COLOR", "", 1);
+  EXPECT_TRUE(console_color(ColorChoice::kAuto, true));  // empty: not set
+  ::setenv("NO_COLOR", "1", 1);
+  EXPECT_FALSE(console_color(ColorChoice::kAuto, true));
+  EXPECT_TRUE(console_color(ColorChoice::kAlways, true));  // the flag wins
+  ::unsetenv("NO_COLOR");
+  ::setenv("TERM", "dumb", 1);
+  EXPECT_FALSE(console_color(ColorChoice::kAuto, true));
+  if (saved_no_color) ::setenv("NO_COLOR", no_color.c_str(), 1);
+  if (saved_term) {
+    ::setenv("TERM", term.c_str(), 1);
+  } else {
+    ::unsetenv("TERM");
+  }
 }
 
 TEST(Console, QuietPrintsOnlyTheFindingsAndTheSummaryLine) {

@@ -22,7 +22,8 @@ TEST(ReportFormat, RejectsAnUnknownFormatListingTheKnownOnes) {
   ASSERT_FALSE(spec.is_ok());
   EXPECT_EQ(spec.status().code(), StatusCode::kInvalid);
   EXPECT_EQ(spec.status().message(),
-            "unknown report format 'xml' in 'xml:out.xml'; choose one of: json, junit, markdown");
+            "unknown report format 'xml' in 'xml:out.xml'; choose one of: json, junit, sarif, "
+            "markdown, dot");
 }
 
 TEST(ReportFormat, RejectsATextWithoutColonOrFile) {
@@ -33,7 +34,8 @@ TEST(ReportFormat, RejectsATextWithoutColonOrFile) {
 }
 
 TEST(ReportFormat, ListsJsonJunitAndMarkdown) {
-  EXPECT_EQ(report_format_names(), (std::vector<std::string>{"json", "junit", "markdown"}));
+  EXPECT_EQ(report_format_names(),
+            (std::vector<std::string>{"json", "junit", "sarif", "markdown", "dot"}));
   const auto junit = parse_report_spec("junit:reports/run.xml");
   ASSERT_TRUE(junit.is_ok()) << junit.status().message();
   EXPECT_EQ(junit->format, "junit");

@@ -8,7 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "golden.hpp"
+#include "prowl/core/version.hpp"
 #include "prowl/explore/explorer.hpp"
 #include "prowl/strategy/bfs.hpp"
 #include "refund/refund.hpp"
@@ -20,8 +23,51 @@ namespace {
 using testing::matches_golden;
 using testing::sample_report;
 
+// The document with its tool_version written as "VERSION", so that goldens outlive a release.
+std::string versionless_json(const RunReport& report) {
+  std::string text = to_json(report);
+  const std::string field = fmt::format("\"tool_version\": \"{}\"", version());
+  const std::size_t at = text.find(field);
+  EXPECT_NE(at, std::string::npos) << "no tool_version field";
+  if (at != std::string::npos) text.replace(at, field.size(), "\"tool_version\": \"VERSION\"");
+  return text;
+}
+
 TEST(JsonReport, RendersEveryFieldAsTheGoldenFile) {
-  EXPECT_TRUE(matches_golden("report.json", to_json(sample_report())));
+  EXPECT_TRUE(matches_golden("report.json", versionless_json(sample_report())));
+}
+
+TEST(JsonReport, NamesTheProwlVersionAndTheRunsSettings) {
+  RunReport r = sample_report();
+  r.settings = {.max_steps = 500,
+                .max_depth = 7,
+                .time_limit = 1.5,
+                .coverage_target = 0.9,
+                .stop_on_first = true,
+                .confirm = false,
+                .shrink = true,
+                .workers = 3};
+  const auto doc = nlohmann::json::parse(to_json(r));
+  EXPECT_EQ(doc["tool_version"], std::string(version()));
+  EXPECT_EQ(doc["settings"], nlohmann::json::parse(R"({"max_steps": 500, "max_depth": 7,
+      "time_limit": 1.5, "coverage_target": 0.9, "stop_on_first": true, "confirm": false,
+      "shrink": true, "workers": 3})"));
+}
+
+// An HTTP step is also data: method, URL, status and both bodies, beside its one-line detail.
+TEST(JsonReport, WritesAnHttpStepAsStructuredData) {
+  RunReport r = sample_report();
+  r.findings[0].steps[1].http = HttpExchange{.method = "POST",
+                                             .url = "http://127.0.0.1:8080/orders/0/refund",
+                                             .status = 200,
+                                             .request_body = R"({"amount": 10})",
+                                             .response_body = "{\"ok\": true}\n\x01"};
+  const auto doc = nlohmann::json::parse(to_json(r));
+  const auto& step = doc["findings"][0]["steps"][1];
+  EXPECT_EQ(step["http"], nlohmann::json::parse(R"({"method": "POST",
+      "url": "http://127.0.0.1:8080/orders/0/refund", "status": 200,
+      "request_body": "{\"amount\": 10}", "response_body": "{\"ok\": true}\n\u0001"})"));
+  EXPECT_FALSE(doc["findings"][0]["steps"][0].contains("http"));
 }
 
 TEST(JsonReport, WritesSeedsAsDecimalStringsSoTheyAreNotRounded) {
@@ -50,7 +96,7 @@ TEST(JsonReport, AnUnwritablePathIsAnEnvironmentFailureNamingTheFile) {
 
 // JSON escapes control characters itself; the report keeps the system's text exactly.
 TEST(JsonReport, KeepsHostileValuesAsEscapedJsonStrings) {
-  const std::string text = to_json(testing::hostile_report());
+  const std::string text = versionless_json(testing::hostile_report());
   EXPECT_TRUE(matches_golden("report_hostile.json", text));
   EXPECT_EQ(text.find('\x1b'), std::string::npos);
   const auto doc = nlohmann::json::parse(text);

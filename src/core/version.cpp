@@ -1,4 +1,4 @@
-#include "prowl/cli/version.hpp"
+#include "prowl/core/version.hpp"
 
 namespace prowl {
 
