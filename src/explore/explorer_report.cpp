@@ -3,6 +3,7 @@
 // interrupt, its last replay), the report of a run, and the partial report of one that failed.
 // The loop that finds them is in explorer.cpp.
 #include <algorithm>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -196,7 +197,15 @@ RunReport Explorer::Impl::report_header(Termination termination) {
   report.termination = termination;
   for (const Invariant& inv : model.invariants()) {
     report.invariants.push_back(inv.name);
-    report.invariant_details.push_back({inv.severity, inv.description, inv.where});
+    // A relative path is the working directory's: absolute, it means the same file to a report
+    // converted elsewhere (prowl report).
+    SourceLocation where = inv.where;
+    if (where.known()) {
+      std::error_code ec;
+      const std::filesystem::path absolute = std::filesystem::absolute(where.file, ec);
+      if (!ec) where.file = absolute.lexically_normal().string();
+    }
+    report.invariant_details.push_back({inv.severity, inv.description, std::move(where)});
   }
   if (world) report.restore_mode = world->mode();
   report.settings = {.max_steps = options.max_steps,

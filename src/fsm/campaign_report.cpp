@@ -58,6 +58,7 @@ Finding bucket_finding(const Bucket& b, const trace::Trace& t) {
     f.steps.push_back(report_step(t.steps[i], last && b.kind != RunKind::kStuck));
   }
   f.unconfirmed = "fuzz buckets are not replayed; replay the kept trace to confirm it";
+  f.where = {.file = (std::filesystem::path(b.dir) / "trace").string(), .line = 1};
   f.state = fmt::format(
       "bucket {:03}: {} run{} this session, the first run {}\ntrace: {}\noutput: {}", b.id, b.count,
       b.count == 1 ? "" : "s", b.first_run, (std::filesystem::path(b.dir) / "trace").string(),

@@ -117,14 +117,21 @@ Status check_report_destination(const ReportSpec& spec) {
                                          ec ? ec.message() : "a file of that name is in the way"));
     }
   }
-  const bool existed = fs::exists(path, ec);
-  const int fd = ::open(spec.path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  // Created here only when nothing, not even a symbolic link, is at the path (O_EXCL follows no
+  // link), and then removed again: the report is written when the run ends.
+  int fd = ::open(spec.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  const bool created = fd >= 0;
+  if (fd < 0 && errno == EEXIST) {
+    fd = ::open(spec.path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);  // a file, or a link to one
+    // A link to a file that is not there yet: the report will create it, as it would have.
+    if (fd < 0 && errno == ENOENT) return Status::ok();
+  }
   if (fd < 0) {
     return Status::invalid(fmt::format("report '{}:{}': cannot write '{}': {}", spec.format,
                                        spec.path, spec.path, std::strerror(errno)));
   }
   ::close(fd);
-  if (!existed) fs::remove(path, ec);  // written when the run ends
+  if (created) ::unlink(spec.path.c_str());
   return Status::ok();
 }
 

@@ -51,11 +51,13 @@ Json settings_json(const RunSettings& s) {
 Json finding_json(const Finding& f) {
   Json steps = Json::array();
   for (std::size_t i = 0; i < f.steps.size(); ++i) steps.push_back(step_json(i + 1, f.steps[i]));
-  return Json{{"kind", to_string(f.kind)},    {"name", f.name},
-              {"action", f.action},           {"severity", to_string(f.severity)},
-              {"message", f.message},         {"confirmed", f.confirmed},
-              {"shrunk_from", f.shrunk_from}, {"state", f.state},
-              {"steps", std::move(steps)},    {"unconfirmed", f.unconfirmed}};
+  Json finding{{"kind", to_string(f.kind)},    {"name", f.name},
+               {"action", f.action},           {"severity", to_string(f.severity)},
+               {"message", f.message},         {"confirmed", f.confirmed},
+               {"shrunk_from", f.shrunk_from}, {"state", f.state},
+               {"steps", std::move(steps)},    {"unconfirmed", f.unconfirmed}};
+  if (f.where.known()) finding["where"] = Json{{"file", f.where.file}, {"line", f.where.line}};
+  return finding;
 }
 
 Json stats_json(const Stats& s) {

@@ -181,6 +181,12 @@ Finding read_finding(const Fields& f) {
     finding.steps.push_back(read_step(Fields(steps[i], fmt::format("{}[{}]", f.at("steps"), i))));
   }
   finding.unconfirmed = f.text("unconfirmed");
+  if (f.has("where")) {
+    const Fields w(f.need("where"), f.at("where"));
+    const std::uint64_t line = w.count("line");
+    if (line > UINT32_MAX) throw Mismatch{w.at("line"), "too large"};
+    finding.where = {.file = w.text("file"), .line = static_cast<std::uint32_t>(line)};
+  }
   return finding;
 }
 

@@ -1,5 +1,6 @@
 #include "prowl/report/sarif.hpp"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <system_error>
@@ -222,16 +223,27 @@ Json code_flows(const Finding& f) {
                            {"threadFlows", Json::array({Json{{"locations", locations}}})}}});
 }
 
-// Where the result points: the invariant's declaration when the report knows it, else the model.
+// Where the result points, as code scanning needs a file and a line (GitHub refuses a log with a
+// result that has none): the invariant's declaration when the report knows it; else the file the
+// finding names (a fuzz bucket's trace); else the file that declares the model's invariants, at
+// its first line. A model that names no file at all gets the model by name only.
 Json locations(const RunReport& r, const Finding& f, const fs::path& base) {
+  auto physical = [&](const SourceLocation& where) {
+    Json p{{"artifactLocation", artifact_location(where.file, base)},
+           {"region", Json{{"startLine", std::max<std::uint32_t>(where.line, 1)}}}};
+    return Json::array({Json{{"physicalLocation", std::move(p)}}});
+  };
+  const std::size_t n = std::min(r.invariants.size(), r.invariant_details.size());
   if (f.kind == FindingKind::kInvariant) {
-    for (std::size_t i = 0; i < r.invariants.size() && i < r.invariant_details.size(); ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
       const SourceLocation& where = r.invariant_details[i].where;
-      if (r.invariants[i] != f.name || !where.known()) continue;
-      Json physical{{"artifactLocation", artifact_location(where.file, base)}};
-      if (where.line > 0) physical["region"] = Json{{"startLine", where.line}};
-      return Json::array({Json{{"physicalLocation", std::move(physical)}}});
+      if (r.invariants[i] == f.name && where.known()) return physical(where);
     }
+  }
+  if (f.where.known()) return physical(f.where);
+  for (std::size_t i = 0; i < n; ++i) {
+    const SourceLocation& where = r.invariant_details[i].where;
+    if (where.known()) return physical({.file = where.file, .line = 1});
   }
   return Json::array(
       {Json{{"logicalLocations", Json::array({Json{{"name", r.model}, {"kind", "module"}}})}}});
@@ -337,8 +349,17 @@ std::string to_sarif_with_base(const RunReport& r, const fs::path& base_dir) {
   const fs::path base = base_dir.lexically_normal();
   Rules rules(r);
   Json found = results(r, rules, base);  // adds the rules of findings that name no invariant
+  // The descriptors the invocation's notifications refer to by id.
+  auto descriptor = [](std::string_view id, std::string_view text) {
+    return Json{{"id", id}, {"shortDescription", Json{{"text", text}}}};
+  };
+  Json notifications = Json::array(
+      {descriptor("run/error", "The environment failed the run (a service, a database)."),
+       descriptor("run/interrupted", "A signal stopped the run before it explored everything."),
+       descriptor("run/warning", "Something the user should know about the run.")});
   Json driver{{"name", "prowl"},
               {"version", r.tool_version.empty() ? std::string(version()) : r.tool_version},
+              {"notifications", std::move(notifications)},
               {"rules", rules.take()}};
   Json run{{"tool", Json{{"driver", std::move(driver)}}},
            {"invocations", Json::array({invocation(r)})}};

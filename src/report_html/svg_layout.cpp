@@ -86,7 +86,10 @@ Result<std::string> layout_svg(const std::string& dot) {
   if (gvc == nullptr) return graphviz_failed("start to lay out", errors);
   const std::unique_ptr<Agraph_t, int (*)(Agraph_t*)> graph(agmemread(dot.c_str()), agclose);
   if (!graph) return graphviz_failed("read", errors);
-  if (gvLayout(gvc, graph.get(), "dot") != 0) return graphviz_failed("lay out", errors);
+  if (gvLayout(gvc, graph.get(), "dot") != 0) {
+    gvFreeLayout(gvc, graph.get());  // what it allocated before it failed
+    return graphviz_failed("lay out", errors);
+  }
   char* data = nullptr;
   unsigned int length = 0;
   const int rendered = gvRenderData(gvc, graph.get(), "svg", &data, &length);

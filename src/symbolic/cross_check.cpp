@@ -196,7 +196,7 @@ Result<std::unique_ptr<Model>> to_model(const TransitionSystem& system,
   }
   for (const NamedInvariant& inv : system.invariants()) {
     const z3::expr holds = inv.holds;
-    model->invariant(inv.name).check([eval, codec, holds](const Values& s) {
+    model->invariant(inv.name).declared_at({}).check([eval, codec, holds](const Values& s) {
       return eval->holds(holds, codec->decode(s), eval->default_inputs()) != false;
     });
   }

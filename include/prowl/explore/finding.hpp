@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "prowl/core/action.hpp"
+#include "prowl/core/invariant.hpp"
 #include "prowl/core/severity.hpp"
 
 namespace prowl {
@@ -45,6 +46,9 @@ struct Finding {
   std::string unconfirmed;
   std::size_t shrunk_from = 0;  // steps before shrinking (0: not shrunk)
   std::string state;            // description of the failing state, when systems describe it
+  // A file that shows it, when a report should point at one other than its invariant's
+  // declaration: a fuzz bucket's kept trace. Unknown (empty) for the explorer's findings.
+  SourceLocation where{};
 };
 
 }  // namespace prowl

@@ -1,6 +1,6 @@
 // Report formats by name, for the `--report FORMAT:FILE` flag. Each format is one file under
-// src/report/ (json, junit, markdown, dot) and one entry in the registry of formats in format.cpp
-// (its name, label and renderer); a part above this one adds its own with
+// src/report/ (json, junit, sarif, markdown, dot) and one entry in the registry of formats in
+// format.cpp (its name, label and renderer); a part above this one adds its own with
 // register_report_format() (html: prowl::report_html, which needs Graphviz). Registering is not
 // thread-safe and happens before flags are parsed; everything else is safe from any thread.
 #pragma once

@@ -33,7 +33,8 @@ trap cleanup EXIT
 
 # Runs Chromium in a process group of its own (setsid), so that its helper processes go with it.
 run_chromium() {
-  setsid timeout 60 "$chromium" --headless --no-sandbox --disable-gpu \
+  HOME="$tmp" XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache" \
+    setsid timeout 60 "$chromium" --headless --no-sandbox --disable-gpu \
     --user-data-dir="$tmp/profile" --host-resolver-rules="MAP * ~NOTFOUND" \
     --proxy-server=127.0.0.1:9 --no-first-run --no-default-browser-check \
     --disable-extensions --disable-background-networking --disable-component-update \

@@ -77,6 +77,16 @@ TEST_F(ReportDestination, KeepsAFileThatIsAlreadyThere) {
   EXPECT_EQ(text, "old");
 }
 
+// A symbolic link to a file not there yet stays a link, and its target is not created early.
+TEST_F(ReportDestination, LeavesALinkToAMissingFileAsItIs) {
+  std::filesystem::create_directories(dir_ / "sub");
+  const auto link = dir_ / "link.json";
+  std::filesystem::create_symlink(dir_ / "sub" / "target.json", link);
+  EXPECT_TRUE(check_report_destination({"json", link.string()}));
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "sub" / "target.json"));
+}
+
 TEST_F(ReportDestination, RefusesADirectoryAndAPathBelowAFile) {
   const Status dir = check_report_destination({"json", dir_.string()});
   EXPECT_EQ(dir.code(), StatusCode::kInvalid);

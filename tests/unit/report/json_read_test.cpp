@@ -36,6 +36,7 @@ RunReport with_graph_and_http(RunReport r) {
                                              .request_body = "",
                                              .response_body = ""};
   r.error = "the service went away";
+  r.findings[2].where = {.file = "out/001-finding/trace", .line = 1};
   r.invariant_details = {
       {.severity = Severity::kCritical, .description = "refunds", .where = {"shop.yaml", 60}},
       {.severity = Severity::kLow, .description = "", .where = {}},

@@ -153,7 +153,22 @@ TEST(SarifReport, LocatesInvariantsWhereTheyAreDeclaredAndTheRestAtTheModel) {
   // Outside the base directory: an absolute URI, percent-encoded.
   EXPECT_EQ(results[3]["locations"][0]["physicalLocation"]["artifactLocation"],
             json::parse(R"({"uri": "file:///opt/shop%20src/stock.cpp"})"));
+  // An action error: the first line of the file that declares the model's invariants, as code
+  // scanning needs a file for every result.
   EXPECT_EQ(results[1]["locations"],
+            json::parse(R"([{"physicalLocation": {"artifactLocation": {"uri": "models/shop.yaml",
+                "uriBaseId": "SRCROOT"}, "region": {"startLine": 1}}}])"));
+  // A finding with a file of its own (a fuzz bucket's trace) points there.
+  RunReport bucket = located_report();
+  bucket.findings[1].where = {.file = "out/001-finding/trace", .line = 1};
+  EXPECT_EQ(sarif_of(bucket)["runs"][0]["results"][1]["locations"],
+            json::parse(R"([{"physicalLocation": {"artifactLocation": {
+                "uri": "out/001-finding/trace", "uriBaseId": "SRCROOT"},
+                "region": {"startLine": 1}}}])"));
+  // A model that names no file: the model by name only.
+  RunReport nowhere = located_report();
+  for (InvariantDetails& d : nowhere.invariant_details) d.where = {};
+  EXPECT_EQ(sarif_of(nowhere)["runs"][0]["results"][1]["locations"],
             json::parse(R"([{"logicalLocations": [{"name": "shop", "kind": "module"}]}])"));
   EXPECT_EQ(doc["runs"][0]["originalUriBaseIds"]["SRCROOT"]["uri"], "file:///work/shop/");
   // Under the base directory, an absolute path is written relative to it.
@@ -230,8 +245,11 @@ TEST(SarifReport, LocatesAnInvariantOfACppModelAtTheLineThatDeclaresIt) {
   ASSERT_TRUE(report.is_ok()) << report.status().message();
   ASSERT_EQ(report->invariant_details.size(), 1u);
   EXPECT_EQ(report->invariant_details[0].where.line, line);
+  // The run records the file as an absolute path, from the working directory when the compiler
+  // gave a relative one (ccache's CCACHE_BASEDIR does); the base is made absolute the same way.
   const json result = json::parse(to_sarif_with_base(
-      *report, std::filesystem::path(__FILE__).parent_path()))["runs"][0]["results"][0];
+      *report, std::filesystem::absolute(
+                   std::filesystem::path(__FILE__).parent_path())))["runs"][0]["results"][0];
   EXPECT_EQ(result["locations"][0]["physicalLocation"],
             json({{"artifactLocation", {{"uri", "sarif_test.cpp"}, {"uriBaseId", "SRCROOT"}}},
                   {"region", {{"startLine", line}}}}));
