@@ -67,6 +67,7 @@ Finding bucket_finding(const Bucket& b, const trace::Trace& t) {
 }
 
 Termination termination_of(const Campaign& c) {
+  if (!c.summary.error.empty()) return Termination::kError;
   if (c.summary.interrupted) return Termination::kInterrupted;
   if (c.options.runs != 0 && c.summary.runs >= c.options.runs) return Termination::kMaxSteps;
   if (c.options.time_limit > 0) return Termination::kTimeLimit;
@@ -83,6 +84,7 @@ RunReport campaign_report(const Campaign& c) {
   r.seed = c.options.seed;
   r.restore_mode = RestoreMode::kReset;
   r.termination = termination_of(c);
+  r.error = c.summary.error;
   const std::uint64_t failed_calls = s.findings + s.crashes + s.timeouts;
   r.stats.states = c.states_entered;
   r.stats.steps = s.steps;

@@ -298,7 +298,15 @@ int FuzzCommandLine::Impl::fuzz(const MachineCore& machine) {
   }
   out << format_summary(*summary);
   if (stats) out << '\n' << counters.table(machine);
-  const int code = summary->buckets.empty() ? kExitOk : kExitFindings;
+  int code = summary->buckets.empty() ? kExitOk : kExitFindings;
+  if (!summary->error.empty()) {
+    // What was found until then is still reported.
+    std::cerr << program << ": " << summary->error << '\n';
+    code = kExitEnvironment;
+  }
+  // A signal while the reports are written is held until they are (a report half-written and
+  // cut short would be lost).
+  detail::StopSignals hold_signals;
   return write_reports(machine, options, *summary, counters, out, code);
 }
 

@@ -109,11 +109,17 @@ class FuzzSession {
         break;
       }
       RunResult r;
-      if (Status st = run_one(i, r); !st) return st;
+      if (Status st = run_one(i, r); !st) {
+        summary_.error = st.message();
+        break;
+      }
       if (summary_.interrupted) break;
       count_run(r, summary_);
       if (r.failed()) {
-        if (Status st = keep_failure(i, r); !st) return st;
+        if (Status st = keep_failure(i, r); !st) {
+          summary_.error = st.message();
+          break;
+        }
       }
       if (options_.status_line && elapsed() >= next_status_) print_status_line();
     }

@@ -52,14 +52,18 @@ struct FuzzSummary {
   std::uint64_t steps = 0;
   double seconds = 0;
   bool interrupted = false;  // Ctrl-C (SIGINT) or SIGTERM
+  // The environment failed the campaign half-way (a bucket's directory could not be written, a
+  // fork failed): why. The summary holds what it had found until then.
+  std::string error{};
   std::vector<Bucket> buckets;
 };
 
 // Fuzzes until the run count or time limit is reached, or SIGINT/SIGTERM arrives (a run in
 // flight is then discarded). Writes a line per new bucket to `out` unless quiet; `stats` (may be
-// null) collects the counters of every run. Environment failures (the output directory, fork)
-// are a failed Status. REQUIRES: machine.finalize() succeeded; `header` names the model and its
-// options (each run adds seed=).
+// null) collects the counters of every run. An output directory that cannot be made is a failed
+// Status; an environment failure half-way (writing a bucket, a fork) ends the campaign with the
+// summary of what it found, its `error` saying why. REQUIRES: machine.finalize() succeeded;
+// `header` names the model and its options (each run adds seed=).
 Result<FuzzSummary> fuzz(const MachineCore& machine, const trace::Header& header,
                          const FuzzOptions& options, Stats* stats, std::ostream& out);
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -162,6 +163,39 @@ TEST(CampaignReport, ReadsTheKeptTracesAndNamesOneThatIsMissing) {
 }
 
 #ifdef PROWL_HAVE_JOURNAL
+// A bucket that cannot be kept (a file where its directory goes) ends the campaign, but what it
+// found until then is its summary, and its report says why it ended.
+TEST(CampaignReport, ACampaignTheEnvironmentEndsKeepsWhatItFound) {
+  auto machine = journal::make_machine();
+  ASSERT_TRUE(machine.check());
+  const MachineCore& core = machine.core();
+  FuzzOptions options;
+  options.seed = 1;
+  options.runs = 600;
+  options.fork = false;
+  options.quiet = true;
+  options.out_dir = ::testing::TempDir() + "prowl-campaign-broken-" + std::to_string(::getpid());
+  std::filesystem::remove_all(options.out_dir);
+  std::filesystem::create_directories(options.out_dir);
+  std::ofstream(std::filesystem::path(options.out_dir) / "002-finding") << "in the way";
+  std::ostringstream log;
+  auto summary = fuzz(core, {"journal", {}}, options, nullptr, log);
+  ASSERT_TRUE(summary.is_ok()) << summary.status().message();
+  EXPECT_EQ(summary->error.rfind(options.out_dir + "/002-finding: cannot keep the run's trace", 0),
+            0u)
+      << summary->error;
+  EXPECT_LT(summary->runs, 600u);
+  ASSERT_EQ(summary->buckets.size(), 2u);
+  Campaign c{.model = core.name(), .options = options, .summary = *summary};
+  read_bucket_traces(c);
+  std::filesystem::remove_all(options.out_dir);
+  const RunReport r = campaign_report(c);
+  EXPECT_EQ(r.termination, Termination::kError);
+  EXPECT_EQ(r.error, summary->error);
+  EXPECT_EQ(r.findings.size(), 2u);
+  EXPECT_FALSE(r.findings[0].steps.empty());
+}
+
 // A real campaign, in this process: its report has a JUnit failure and a SARIF result per bucket,
 // and its coverage adds up to the counters.
 TEST(CampaignReport, AJournalCampaignHasOneFailureAndOneResultPerBucket) {
