@@ -191,15 +191,19 @@ std::vector<std::string> warnings_of(const RunReport& r) {
 }
 
 // The summary line with its count of findings in colour: red when there are any, else green.
+std::string summary_with(const RunReport& r, std::string_view count) {
+  return fmt::format("{}: {}; {}, {}, {} in {:.3f} s ({}, seed {})", escape_text(r.model), count,
+                     plural(r.stats.states, "state", "states"),
+                     plural(r.stats.transitions, "transition", "transitions"),
+                     plural(r.stats.steps, "step", "steps"), r.stats.seconds, termination_text(r),
+                     r.seed);
+}
+
 std::string painted_summary(const RunReport& r, const Paint& paint) {
-  const std::string line = summary_line(r);
-  const std::string count = findings_text(r);
-  const std::size_t at = escape_text(r.model).size() + 2;  // after "MODEL: "
-  if (line.compare(at, count.size(), count) != 0) return line;
-  return line.substr(0, at) +
-         paint(count, r.findings.empty() ? Paint::kGreen
-                                         : fmt::format("{};{}", Paint::kBold, Paint::kRed)) +
-         line.substr(at + count.size());
+  return summary_with(
+      r,
+      paint(findings_text(r),
+            r.findings.empty() ? Paint::kGreen : fmt::format("{};{}", Paint::kBold, Paint::kRed)));
 }
 
 }  // namespace
@@ -219,13 +223,7 @@ std::string findings_text(const RunReport& r) {
   return text;
 }
 
-std::string summary_line(const RunReport& r) {
-  return fmt::format("{}: {}; {}, {}, {} in {:.3f} s ({}, seed {})", escape_text(r.model),
-                     findings_text(r), plural(r.stats.states, "state", "states"),
-                     plural(r.stats.transitions, "transition", "transitions"),
-                     plural(r.stats.steps, "step", "steps"), r.stats.seconds, termination_text(r),
-                     r.seed);
-}
+std::string summary_line(const RunReport& r) { return summary_with(r, findings_text(r)); }
 
 void write_console_report(std::ostream& out, const RunReport& report,
                           const ConsoleOptions& options) {

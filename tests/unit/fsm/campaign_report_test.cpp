@@ -163,19 +163,25 @@ TEST(CampaignReport, ReadsTheKeptTracesAndNamesOneThatIsMissing) {
 }
 
 #ifdef PROWL_HAVE_JOURNAL
+// 600 runs of the journal at seed 1 (3 buckets), in this process, into a fresh directory `name`.
+FuzzOptions journal_campaign(const std::string& name) {
+  FuzzOptions options;
+  options.seed = 1;
+  options.runs = 600;
+  options.fork = false;
+  options.quiet = true;
+  options.out_dir = ::testing::TempDir() + name + "-" + std::to_string(::getpid());
+  std::filesystem::remove_all(options.out_dir);
+  return options;
+}
+
 // A bucket that cannot be kept (a file where its directory goes) ends the campaign, but what it
 // found until then is its summary, and its report says why it ended.
 TEST(CampaignReport, ACampaignTheEnvironmentEndsKeepsWhatItFound) {
   auto machine = journal::make_machine();
   ASSERT_TRUE(machine.check());
   const MachineCore& core = machine.core();
-  FuzzOptions options;
-  options.seed = 1;
-  options.runs = 600;
-  options.fork = false;
-  options.quiet = true;
-  options.out_dir = ::testing::TempDir() + "prowl-campaign-broken-" + std::to_string(::getpid());
-  std::filesystem::remove_all(options.out_dir);
+  const FuzzOptions options = journal_campaign("prowl-campaign-broken");
   std::filesystem::create_directories(options.out_dir);
   std::ofstream(std::filesystem::path(options.out_dir) / "002-finding") << "in the way";
   std::ostringstream log;
@@ -202,13 +208,7 @@ TEST(CampaignReport, AJournalCampaignHasOneFailureAndOneResultPerBucket) {
   auto machine = journal::make_machine();
   ASSERT_TRUE(machine.check());
   const MachineCore& core = machine.core();
-  FuzzOptions options;
-  options.seed = 1;
-  options.runs = 600;
-  options.fork = false;
-  options.quiet = true;
-  options.out_dir = ::testing::TempDir() + "prowl-campaign-journal-" + std::to_string(::getpid());
-  std::filesystem::remove_all(options.out_dir);
+  const FuzzOptions options = journal_campaign("prowl-campaign-journal");
   Stats stats(core.states().size(), core.actions().size());
   std::ostringstream log;
   auto summary = fuzz(core, {"journal", {}}, options, &stats, log);
