@@ -8,13 +8,27 @@
 //         prowl_bytes_per_state=<b> spin_bytes_per_state=<c>            (one line)
 //   COUNTS model=<name> ... check=ok|MISMATCH
 //
+// Then (unless --no-threads) it runs prowl with --threads N exploring threads and SPIN's own
+// multi-core breadth-first search on N cores (the same pan.c built with -DBFS_PAR, run with -uN),
+// and prints
+//
+//   THREADS model=<name> threads=N prowl_states_per_s=<x> speedup=<x / prowl's one-thread rate>
+//           spin_par_states_per_s=<y> spin_par_speedup=<y / SPIN's -DBFS rate>
+//           ratio_vs_spin_par=<x/y> check=ok|MISMATCH                  (one line)
+//
+// where check=ok means prowl's N-thread counts equal its one-thread counts and BFS_PAR's.
+//
 // How the figures are taken:
-//   SPIN states/s     `states, stored` / `pan: elapsed time` (pan's own wall clock).
+//   SPIN states/s     `states, stored` / `pan: elapsed time` (pan's own wall clock; with BFS_PAR
+//                     it starts once every worker is up and stops when the search is done).
 //   SPIN bytes/state  `total actual memory usage` (MiB, pan's own count; includes the -w hash
 //                     table) / states. pan's peak RSS, from wait4(), is printed beside it.
+//                     BFS_PAR prints no such line: its shared and non-shared usage are added.
 //   prowl states/s    states / wall time of Explorer::run() (world set-up included).
 //   prowl bytes/state peak RSS growth during Explorer::run() / states (memory=vmhwm_growth), or
 //                     the VmRSS delta when the peak cannot be reset (memory=vmrss_delta).
+//   CPU seconds       SPIN: pan's and, with BFS_PAR, its workers' (wait4()); prowl: the process's
+//                     CPU time during Explorer::run(), every thread's.
 //   Each prowl run is made in a child process forked for it, so that no run inherits a heap an
 //   earlier configuration or run has used: the order of the configurations does not move them.
 //
@@ -24,25 +38,21 @@
 // the three models has atomic sequences or rendezvous (pan reports `0 atomic steps`, which is
 // checked), so the offset is exactly 1 for each of them; prowl counts executed transitions, so the
 // check is spin_transitions == prowl_transitions + 1. pan prints counts with %.8g, so counts of
-// nine digits (counters K=7: 126,000,001) are compared at SPIN's printed precision.
+// nine digits (counters K=7: 126,000,001) are compared at SPIN's printed precision. BFS_PAR
+// counts the same way (its workers' counts summed), so the same offset and check apply to it.
 //
 // Exit codes: 0 all checks passed; 1 a count mismatch, a finding or a failed tool run; 2 bad
 // usage; 3 spin or the C compiler is missing.
 #include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -179,6 +189,8 @@ struct Args {
   bool prowl_only = false;
   std::string only;
   int runs = 1;
+  int threads = 2;  // prowl's exploring threads and BFS_PAR's cores for the THREADS line
+  bool no_threads = false;
   std::string spin = "spin";
   std::string cc = "gcc";
   std::string model_dir = PROWL_BENCH_SPIN_DIR;
@@ -189,6 +201,7 @@ struct Args {
 void print_usage(std::FILE* to) {
   std::fputs(
       "usage: spin_compare [--large] [--only NAME] [--prowl-only] [--runs N]\n"
+      "                    [--threads N | --no-threads]\n"
       "                    [--spin PATH] [--cc PATH] [--models DIR] [--keep]\n"
       "  --large       also explore counters K=7 N=10 (1e7 states) and print the SCALE line\n"
       "  --only NAME   one configuration (counters, orders, philo, counters_1e7, orders_1.6e7,\n"
@@ -198,6 +211,9 @@ void print_usage(std::FILE* to) {
       "                actions, and the hand-written counters and philo they are timed against)\n"
       "  --prowl-only  skip SPIN; check the counts against SPIN's figures in bench/README.md\n"
       "  --runs N      run each tool N times and keep the fastest run (default 1)\n"
+      "  --threads N   the THREADS line: prowl with N threads, SPIN's -DBFS_PAR pan with -uN\n"
+      "                (default 2)\n"
+      "  --no-threads  no THREADS line\n"
       "  --models DIR  the Promela models (default: the source tree's bench/spin)\n"
       "  --keep        keep the temporary directory with pan.c and pan\n",
       to);
@@ -220,11 +236,16 @@ std::optional<Args> parse_args(int argc, char** argv) {
       a.prowl_only = true;
     } else if (arg == "--keep") {
       a.keep = true;
+    } else if (arg == "--no-threads") {
+      a.no_threads = true;
     } else if (arg == "--only" && (v = value())) {
       a.only = *v;
     } else if (arg == "--runs" && (v = value())) {
       a.runs = std::atoi(v->c_str());
       if (a.runs < 1) return std::nullopt;
+    } else if (arg == "--threads" && (v = value())) {
+      a.threads = std::atoi(v->c_str());
+      if (a.threads < 1) return std::nullopt;
     } else if (arg == "--spin" && (v = value())) {
       a.spin = *v;
     } else if (arg == "--cc" && (v = value())) {
@@ -292,85 +313,38 @@ prowl::Result<R> fastest(int runs, F once, double R::*seconds) {
   return *best;
 }
 
-// once() run in a child process, forked for it: the run starts from this process's heap as it
-// is, not one an earlier run has grown and freed. ProwlResult is plain bytes; a failure comes back
-// as its message.
-prowl::Result<ProwlResult> in_child(const std::function<prowl::Result<ProwlResult>()>& once) {
-  static_assert(std::is_trivially_copyable_v<ProwlResult>);
-  int fds[2];
-  if (pipe(fds) != 0) return prowl::Status::environment("spin_compare: pipe() failed");
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return prowl::Status::environment("spin_compare: fork() failed");
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    std::string out;
-    try {
-      const prowl::Result<ProwlResult> r = once();
-      out = r ? std::string(1, 'R') + std::string(reinterpret_cast<const char*>(&*r), sizeof(*r))
-              : "E" + r.status().message();
-    } catch (const std::exception& e) {
-      out = std::string("E") + e.what();
-    }
-    for (std::size_t at = 0; at < out.size();) {
-      const ssize_t n = write(fds[1], out.data() + at, out.size() - at);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) _exit(1);
-      at += static_cast<std::size_t>(n);
-    }
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string in;
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    in.append(buf, static_cast<std::size_t>(n));
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return prowl::Status::environment("spin_compare: waitpid() failed");
-  }
-  if (!in.empty() && in[0] == 'E') return prowl::Status::environment(in.substr(1));
-  if (in.size() != 1 + sizeof(ProwlResult) || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return prowl::Status::environment("spin_compare: the child process running prowl failed");
-  }
-  ProwlResult r;
-  std::memcpy(&r, in.data() + 1, sizeof r);
-  return r;
-}
-
 // pan prints counts with %.8g: `value` as pan would print it.
 std::string as_pan_prints(std::uint64_t value) {
   return fmt::format("{:.8g}", static_cast<double>(value));
 }
 
-void print_spin(const Config& c, const SpinResult& s) {
+// The SPIN line of pan -DBFS, or with `cores` > 0 the SPIN_PAR line of pan -DBFS_PAR -u<cores>
+// (`cores=` there is what pan says it used; storage=hash_compact is BFS_PAR's default storage).
+void print_spin(const Config& c, const SpinResult& s, int cores) {
+  const std::string head = cores > 0
+                               ? fmt::format("SPIN_PAR model={} cores={} storage={}", c.name(),
+                                             s.cores, s.hash_compact ? "hash_compact" : "full")
+                               : fmt::format("SPIN model={}", c.name());
+  const std::string how = cores > 0
+                              ? fmt::format("pan_par -m{} -w{} -u{}, -DBFS_PAR", c.pan.depth_bound,
+                                            c.pan.hash_log2, cores)
+                              : fmt::format("pan -m{} -w{}", c.pan.depth_bound, c.pan.hash_log2);
   fmt::print(
-      "SPIN model={} states={} transitions={} atomic_steps={} seconds={:.3g} wall_seconds={:.3f} "
+      "{} states={} transitions={} atomic_steps={} seconds={:.3g} wall_seconds={:.3f} "
       "cpu_seconds={:.3f} memory_mib={:.3f} hash_table_mib={:.3f} peak_rss_bytes_per_state={:.1f} "
-      "(pan -m{} -w{}{})\n",
-      c.name(), s.states_text, s.transitions_text, s.atomic_steps, s.seconds, s.wall_seconds,
+      "({}{})\n",
+      head, s.states_text, s.transitions_text, s.atomic_steps, s.seconds, s.wall_seconds,
       s.cpu_seconds, s.memory_mib, s.hash_table_mib,
-      static_cast<double>(s.max_rss_bytes) / s.states, c.pan.depth_bound, c.pan.hash_log2,
-      c.pan.noreduce ? ", -DNOREDUCE" : "");
+      static_cast<double>(s.max_rss_bytes) / s.states, how, c.pan.noreduce ? ", -DNOREDUCE" : "");
 }
 
 void print_prowl(const Config& c, const ProwlResult& p) {
   const auto states = static_cast<double>(p.states);
   fmt::print(
-      "PROWL model={} states={} transitions={} seconds={:.3f} cpu_seconds={:.3f} "
+      "PROWL model={} threads={} states={} transitions={} seconds={:.3f} cpu_seconds={:.3f} "
       "states_per_s={:.0f} memory={} memory_bytes={} bytes_per_state={:.1f} "
       "graph_bytes_per_state={:.1f}\n",
-      c.name(), p.states, p.transitions, p.seconds, p.cpu_seconds, states / p.seconds,
+      c.name(), p.threads, p.states, p.transitions, p.seconds, p.cpu_seconds, states / p.seconds,
       p.peak_reset ? "vmhwm_growth" : "vmrss_delta", p.memory_bytes,
       static_cast<double>(p.memory_bytes) / states, static_cast<double>(p.graph_bytes) / states);
 }
@@ -407,52 +381,125 @@ bool check_counts(const Config& c, const ProwlResult& p, const std::string& spin
   return ok;
 }
 
-// SPIN then prowl on one configuration; false when anything failed or disagreed. `prowl_seconds`
-// gets prowl's time.
-bool compare_one(const Config& c, const Args& args, const bench::SpinTools& tools,
-                 double& prowl_seconds) {
-  std::optional<SpinResult> spin;
-  bool ok = true;
-  if (!args.prowl_only) {
-    std::fprintf(stderr, "[%s] spin %s, gcc, pan ...\n", c.name().c_str(), c.pan.pml.c_str());
-    auto dir = bench::build_pan(c.pan, tools);
-    auto r = dir ? fastest<SpinResult>(
-                       args.runs, [&] { return bench::run_pan(c.pan, *dir); }, &SpinResult::seconds)
-                 : prowl::Result<SpinResult>(dir.status());
-    if (!r) {
-      std::fprintf(stderr, "spin_compare: [%s] %s\n", c.name().c_str(),
-                   r.status().message().c_str());
-      return false;
-    }
-    spin = *r;
-    print_spin(c, *spin);
-    if (spin->atomic_steps != 0) {
-      fmt::print("  pan reports atomic steps: the +1 transition offset does not apply\n");
-      ok = false;
-    }
-    std::fflush(stdout);
+// SPIN's pan built and run --runs times, the fastest run, its SPIN line printed: pan -DBFS, or
+// with `cores` > 0 pan -DBFS_PAR -u<cores> (SPIN_PAR line). Empty, after saying why, on failure.
+std::optional<SpinResult> run_spin(const Config& c, const Args& args, const bench::SpinTools& tools,
+                                   int cores) {
+  std::fprintf(stderr, "[%s] spin %s, gcc%s, pan ...\n", c.name().c_str(), c.pan.pml.c_str(),
+               cores > 0 ? fmt::format(" -DBFS_PAR, -u{}", cores).c_str() : "");
+  auto dir = cores > 0 ? bench::build_pan_par(c.pan, tools) : bench::build_pan(c.pan, tools);
+  auto once = [&] {
+    return cores > 0 ? bench::run_pan_par(c.pan, *dir, cores) : bench::run_pan(c.pan, *dir);
+  };
+  auto r = dir ? fastest<SpinResult>(args.runs, once, &SpinResult::seconds)
+               : prowl::Result<SpinResult>(dir.status());
+  if (!r) {
+    std::fprintf(stderr, "spin_compare: [%s] %s\n", c.name().c_str(), r.status().message().c_str());
+    return std::nullopt;
   }
+  print_spin(c, *r, cores);
+  std::fflush(stdout);
+  return *r;
+}
 
-  std::fprintf(stderr, "[%s] prowl bfs ...\n", c.name().c_str());
+// prowl's Bfs with `threads` threads, each run forked (prowl_runner.hpp), --runs times, the
+// fastest run, its PROWL line printed. Empty, after saying why, on failure.
+std::optional<ProwlResult> run_prowl(const Config& c, const Args& args, std::uint32_t threads) {
+  std::fprintf(stderr, "[%s] prowl bfs, %u thread(s) ...\n", c.name().c_str(), threads);
   const auto model = c.make_model();
   auto p = fastest<ProwlResult>(
-      args.runs, [&] { return in_child([&] { return bench::run_prowl_bfs(*model); }); },
+      args.runs, [&] { return bench::run_prowl_bfs_forked(*model, threads); },
       &ProwlResult::seconds);
   if (!p) {
     std::fprintf(stderr, "spin_compare: [%s] prowl: %s\n", c.name().c_str(),
                  p.status().message().c_str());
-    return false;
+    return std::nullopt;
   }
-  prowl_seconds = p->seconds;
   print_prowl(c, *p);
-  if (spin) {
-    print_ratio(c, *p, *spin);
-    ok = check_counts(c, *p, spin->states_text, spin->transitions_text, "pan") && ok;
+  return *p;
+}
+
+// What a configuration's one-thread runs measured (the RATIO line's figures): every line that
+// scales a run out (THREADS; an MPI line alike) sets its own runs against these.
+struct Baseline {
+  std::optional<ProwlResult> prowl;  // one thread; empty when the run failed
+  std::optional<SpinResult> spin;    // pan -DBFS; empty with --prowl-only or when it failed
+};
+
+// SPIN then prowl, one thread, on one configuration; false when anything failed or disagreed.
+// `base` gets both results.
+bool compare_one(const Config& c, const Args& args, const bench::SpinTools& tools, Baseline& base) {
+  bool ok = true;
+  if (!args.prowl_only) {
+    base.spin = run_spin(c, args, tools, 0);
+    if (!base.spin) return false;
+    if (base.spin->atomic_steps != 0) {
+      fmt::print("  pan reports atomic steps: the +1 transition offset does not apply\n");
+      ok = false;
+    }
+  }
+  base.prowl = run_prowl(c, args, 1);
+  if (!base.prowl) return false;
+  const ProwlResult& p = *base.prowl;
+  if (base.spin) {
+    print_ratio(c, p, *base.spin);
+    ok = check_counts(c, p, base.spin->states_text, base.spin->transitions_text, "pan") && ok;
   } else {
-    ok = check_counts(c, *p, as_pan_prints(c.spin_states), as_pan_prints(c.spin_transitions),
+    ok = check_counts(c, p, as_pan_prints(c.spin_states), as_pan_prints(c.spin_transitions),
                       "reference_table") &&
          ok;
   }
+  std::fflush(stdout);
+  return ok;
+}
+
+// The THREADS line; SPIN's fields are n/a without a BFS_PAR run (--prowl-only).
+void print_threads(const Config& c, const ProwlResult& p, const Baseline& base,
+                   const std::optional<SpinResult>& par, bool ok) {
+  const double rate = static_cast<double>(p.states) / p.seconds;
+  const double one_rate = static_cast<double>(base.prowl->states) / base.prowl->seconds;
+  std::string par_rate = "n/a", par_speedup = "n/a", ratio = "n/a";
+  if (par) {
+    const double y = par->states / par->seconds;
+    par_rate = fmt::format("{:.0f}", y);
+    if (base.spin)
+      par_speedup = fmt::format("{:.3f}", y / (base.spin->states / base.spin->seconds));
+    ratio = fmt::format("{:.3f}", rate / y);
+  }
+  fmt::print(
+      "THREADS model={} threads={} prowl_states_per_s={:.0f} speedup={:.3f} "
+      "spin_par_states_per_s={} spin_par_speedup={} ratio_vs_spin_par={} check={}\n",
+      c.name(), p.threads, rate, rate / one_rate, par_rate, par_speedup, ratio,
+      ok ? "ok" : "MISMATCH");
+  if (!ok) {
+    fmt::print(
+        "  counts: prowl {} threads {} states {} transitions, prowl 1 thread {} / {}, pan "
+        "BFS_PAR {} / {} (SPIN = prowl + {}, 0 atomic steps); prowl findings {}\n",
+        p.threads, p.states, p.transitions, base.prowl->states, base.prowl->transitions,
+        par ? par->states_text : "n/a", par ? par->transitions_text : "n/a", kSpinTransitionOffset,
+        p.findings);
+  }
+}
+
+// SPIN's multi-core BFS on --threads cores (unless --prowl-only), then prowl with --threads
+// threads, and the THREADS line; false when a run failed or a count disagreed. prowl's counts
+// must equal its one-thread run's, and BFS_PAR's with the sequential offset.
+bool compare_threads(const Config& c, const Args& args, const bench::SpinTools& tools,
+                     const Baseline& base) {
+  std::optional<SpinResult> par;
+  if (base.spin) {
+    par = run_spin(c, args, tools, args.threads);
+    if (!par) return false;
+  }
+  const auto p = run_prowl(c, args, static_cast<std::uint32_t>(args.threads));
+  if (!p) return false;
+  bool ok = p->states == base.prowl->states && p->transitions == base.prowl->transitions &&
+            p->findings == 0 && p->termination == prowl::Termination::kExhausted;
+  if (par) {
+    ok = ok && par->atomic_steps == 0 && as_pan_prints(p->states) == par->states_text &&
+         as_pan_prints(p->transitions + kSpinTransitionOffset) == par->transitions_text;
+  }
+  print_threads(c, *p, base, par, ok);
   std::fflush(stdout);
   return ok;
 }
@@ -492,9 +539,14 @@ int compare(const Args& args) {
   std::optional<double> seconds_1e6, seconds_1e7;
   std::map<std::string, double> seconds_of;
   for (const Config& c : configs) {
-    double seconds = 0;
-    const bool ok = compare_one(c, args, tools, seconds);
+    Baseline base;
+    const bool ok = compare_one(c, args, tools, base);
+    const double seconds = base.prowl ? base.prowl->seconds : 0;
     if (!ok) exit_code = kExitFailed;
+    // The lines that scale out, each set against the one-thread runs.
+    if (base.prowl && !args.no_threads && !compare_threads(c, args, tools, base)) {
+      exit_code = kExitFailed;
+    }
     if (ok && seconds > 0) seconds_of[c.name()] = seconds;  // a PARAMS line only for good runs
     if (seconds > 0 && c.name() == "counters") seconds_1e6 = seconds;
     if (seconds > 0 && c.name() == "counters_1e7") seconds_1e7 = seconds;

@@ -1,7 +1,12 @@
 // Runs SPIN the way the project's reference prescribes: `spin -D... -a model.pml` in a directory of
 // its own, `gcc -O2 -DSAFETY -DBFS [-DNOREDUCE] -o pan pan.c`, `./pan -m<depth> -w<log2 hash>`,
-// and reads pan's report. Child processes are started with fork/exec and waited for with wait4(),
-// which also gives pan's CPU time and peak RSS. Stateless; safe to call from one thread at a time.
+// and reads pan's report. SPIN's multi-core breadth-first search is the same pan.c compiled with
+// -DBFS_PAR instead of -DBFS (as pan_par) and run with -u<cores>. Child processes are started
+// with fork/exec, each in a process group of its own, and waited for with wait4(), which also
+// gives pan's CPU time and peak RSS. A BFS_PAR pan forks its workers and exits without waiting
+// for them, so the first call makes this process their subreaper
+// (prctl(PR_SET_CHILD_SUBREAPER)): the workers are waited for too, their CPU time added to pan's
+// and none outlives the call. Safe to call from one thread at a time.
 #pragma once
 
 #include <cstdint>
@@ -39,11 +44,15 @@ struct SpinResult {
   double transitions = 0;
   double atomic_steps = -1;
   double seconds = 0;  // `pan: elapsed time`
+  // `total actual memory usage`; for BFS_PAR, `total shared memory usage` (the part of the shared
+  // segment in use: hash table, queues, states) + `total non-shared memory usage`.
   double memory_mib = 0;
-  double hash_table_mib = 0;  // part of memory_mib: the -w table, allocated up front
-  double wall_seconds = 0;    // of the pan process, measured here
-  double cpu_seconds = 0;     // of the pan process, user + system
-  std::uint64_t max_rss_bytes = 0;
+  double hash_table_mib = 0;        // part of memory_mib: the -w table, allocated up front
+  int cores = 1;                    // BFS_PAR: `+ Multi-Core (using N cores)`
+  bool hash_compact = false;        // `Hash-Compact` storage (BFS_PAR's default): a hash per state
+  double wall_seconds = 0;          // of the pan process, measured here
+  double cpu_seconds = 0;           // of the pan process and its workers, user + system
+  std::uint64_t max_rss_bytes = 0;  // the largest of pan's and its workers'
 };
 
 // The program's path: `program` itself when it contains a slash, else the first match in PATH.
@@ -56,7 +65,15 @@ prowl::Result<std::filesystem::path> build_pan(const PanJob& job, const SpinTool
 // errors or a truncated search, or prints a report this parser does not know.
 prowl::Result<SpinResult> run_pan(const PanJob& job, const std::filesystem::path& dir);
 
-// Reads a report of pan -DSAFETY -DBFS (exposed for tests).
+// Generates pan.c for the job and compiles it with -DBFS_PAR instead of -DBFS, as pan_par, in
+// work_dir/<name>. Returns that directory.
+prowl::Result<std::filesystem::path> build_pan_par(const PanJob& job, const SpinTools& tools);
+
+// Runs the pan_par built in `dir` on `cores` cores (-u<cores>) and reads its report, as run_pan.
+prowl::Result<SpinResult> run_pan_par(const PanJob& job, const std::filesystem::path& dir,
+                                      int cores);
+
+// Reads a report of pan -DSAFETY -DBFS or -DBFS_PAR (exposed for tests).
 prowl::Result<SpinResult> parse_pan_output(const std::string& out);
 
 }  // namespace bench

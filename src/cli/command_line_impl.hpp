@@ -68,6 +68,7 @@ struct CommandLine::Impl {
   std::uint64_t max_steps = 0;
   std::uint32_t max_depth = 0;
   std::uint32_t workers = 1;
+  std::uint32_t explore_threads = 0;  // --threads of an exploration (0: every CPU)
   double time_limit = 0;
   double progress_every = 10;  // seconds between progress lines without a terminal
   double coverage_target = 0;

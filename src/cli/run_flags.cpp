@@ -104,6 +104,12 @@ void CommandLine::Impl::build_app() {
       ->type_name("N")
       ->transform(decimal_integer(false))
       ->check(CLI::Range(1, 256).description(""));
+  app->add_option("--threads", explore_threads,
+                  "explore an in-memory model breadth-first on N threads (default: every CPU; "
+                  "other strategies and live targets run one)")
+      ->type_name("N")
+      ->transform(decimal_integer(false))
+      ->check(CLI::Range(1, 1024).description(""));
   app->add_option("--coverage-target", coverage_target,
                   "stop once this fraction (0..1) of the actions ran at least once (default 0: "
                   "never)")

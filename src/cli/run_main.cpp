@@ -317,6 +317,7 @@ Options CommandLine::Impl::explore_options(ProgressLine& progress,
   options.max_steps = max_steps;
   options.max_depth = max_depth;
   options.workers = workers;
+  options.threads = explore_threads;
   options.time_limit = time_limit;
   options.coverage_target = coverage_target;
   options.stop_on_first = stop_on_first;

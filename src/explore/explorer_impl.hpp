@@ -177,6 +177,13 @@ struct Explorer::Impl {
   // Workers: keeps the image of t, which the lane's world holds, before any worker may pick t.
   Status keep_worker_image(Lane& lane, StateId t);
 
+  // The threaded breadth-first search (levels.cpp): why this run cannot use it (empty when it
+  // can), and the search itself with `threads` threads until a limit or the end. REQUIRES: the
+  // root is in the graph and expanded.
+  struct Levels;
+  std::string levels_refused() const;
+  Status run_levels(detail::Clock::time_point start, unsigned threads, Termination& termination);
+
   Status init();
   // Sets s's enabled actions (evaluated by ex, whose world is at s) and tells the strategy.
   Status expand(StateId s, detail::Executor& ex);

@@ -306,7 +306,22 @@ Result<RunReport> Explorer::Impl::explore_and_report() {
       return st;
     }
   }
+  bool levelled = false;
   if (!workers) {
+    const std::string why = levels_refused();
+    if (why.empty()) {
+      std::size_t threads = options.threads;
+      if (threads == 0) threads = std::max<std::size_t>(1, detail::thread_cpus().size());
+      if (Status st = run_levels(start, static_cast<unsigned>(threads), termination); !st) {
+        return st;
+      }
+      levelled = true;
+    } else if (options.threads > 1) {
+      warnings.push_back(
+          fmt::format("{} threads were asked for; running one: {}", options.threads, why));
+    }
+  }
+  if (!workers && !levelled) {
     if (Status st = run_one(start, termination); !st) return st;
   }
 

@@ -64,6 +64,14 @@ class FindingLog {
   // Records that invariant i fails in state s; false if it was known.
   bool mark_violating(std::size_t i, StateId s, const std::string& message);
   bool violates(std::size_t i, StateId s) const { return violating_[i].count(s) != 0; }
+  // Whether an after-invariant is known to fail in s. Only reads: threads may ask at once while
+  // nothing notes anything.
+  bool violated_after(StateId s) const {
+    for (std::size_t i : ever_violated_) {
+      if (model_.invariants()[i].after() && violates(i, s)) return true;
+    }
+    return false;
+  }
   // Whether an after-invariant that item.failures holds was not failing in s, the step's source:
   // the step would be reported as breaking it.
   bool breaks_invariant(const Executed& item, StateId s) const;

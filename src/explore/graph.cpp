@@ -1,6 +1,7 @@
 #include "prowl/explore/graph.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 
 #include "prowl/core/status.hpp"
@@ -15,17 +16,18 @@ inline std::uint64_t tag_of(const Fingerprint& fp) { return fp.hi >> 32; }
 Graph::Graph(std::size_t num_actions)
     : num_actions_(num_actions),
       words_(std::max<std::size_t>(1, (num_actions + 63) / 64)),
+      narrow_actions_(num_actions < 0xffff),
       slots_(kInitialSlots),
-      mask_(kInitialSlots - 1) {}
+      table_size_(kInitialSlots) {}
 
 std::size_t Graph::slot_of(const Fingerprint& fp) const {
   const std::uint64_t tag = tag_of(fp);
-  std::size_t i = fp.lo & mask_;
+  std::size_t i = home(fp);
   for (;;) {
     const std::uint64_t slot = slots_[i];
     if (slot == 0) return i;
     if ((slot >> 32) == tag && fps_[(slot & 0xffffffffu) - 1] == fp) return i;
-    i = (i + 1) & mask_;
+    i = next_slot(i);
   }
 }
 
@@ -46,26 +48,74 @@ std::pair<StateId, bool> Graph::add(const Fingerprint& fp, StateId parent, Actio
     if (parent != kNoState && deeper && parent != id) {
       if (layered_) unlayer();
       parents_[id] = parent;
-      actions_[id] = action;
+      if (narrow_actions_) {
+        actions16_[id] = static_cast<std::uint16_t>(action);
+      } else {
+        actions_[id] = action;
+      }
       depths_[id] = depth;
     }
     return {id, false};
   }
   PROWL_CHECK(fps_.size() < kNoState - 1, "the graph is full (2^32 states)");
+  PROWL_CHECK(masked_ == fps_.size(), "Graph::add() after append_level()");
   if (layered_ && depth + 1 < layer_start_.size()) unlayer();  // a shallower state came late
   const auto id = static_cast<StateId>(fps_.size());
   fps_.push_back(fp);
   parents_.push_back(parent);
-  actions_.push_back(action);
+  push_action(action);
   if (layered_) {
     if (depth == layer_start_.size()) layer_start_.push_back(id);
   } else {
     depths_.push_back(depth);
   }
   for (std::size_t w = 0; w < words_; ++w) masks_.push_back(0);
+  ++masked_;
   slots_[i] = (tag_of(fp) << 32) | (static_cast<std::uint64_t>(id) + 1);
-  if (fps_.size() * 4 >= slots_.size() * 3) grow();
+  if (fps_.size() * 4 >= table_size_ * 3) grow(fps_.size());
   return {id, true};
+}
+
+void Graph::append_level(std::size_t n, std::uint32_t depth) {
+  if (n == 0) return;
+  PROWL_CHECK(fps_.size() + n < kNoState - 1, "the graph is full (2^32 states)");
+  if (!layered_ || depth + 1 < layer_start_.size()) {
+    if (layered_) unlayer();
+    depths_.resize(fps_.size() + n, depth);
+  } else {
+    while (layer_start_.size() <= depth) layer_start_.push_back(static_cast<StateId>(fps_.size()));
+  }
+  const std::size_t in_table = fps_.size();
+  const std::size_t total = in_table + n;
+  fps_.resize(total, Fingerprint{});
+  parents_.resize(total, kNoState);
+  if (narrow_actions_) {
+    actions16_.resize(total, 0xffff);
+  } else {
+    actions_.resize(total, kNoAction);
+  }
+  if (total * 4 >= table_size_ * 3) grow(in_table);
+}
+
+void Graph::set_state(StateId s, const Fingerprint& fp, StateId parent, ActionId action) {
+  fps_[s] = fp;
+  parents_[s] = parent;
+  if (narrow_actions_) {
+    actions16_[s] = static_cast<std::uint16_t>(action);
+  } else {
+    actions_[s] = action;
+  }
+  // Lock-free insertion: fp is absent, so the first empty slot of its probe sequence that this
+  // thread wins is its place. Other threads only ever fill empty slots.
+  const std::uint64_t value = (tag_of(fp) << 32) | (static_cast<std::uint64_t>(s) + 1);
+  for (std::size_t i = home(fp);; i = next_slot(i)) {
+    std::atomic_ref<std::uint64_t> slot(slots_[i]);
+    std::uint64_t empty = 0;
+    if (slot.load(std::memory_order_relaxed) == 0 &&
+        slot.compare_exchange_strong(empty, value, std::memory_order_relaxed)) {
+      return;
+    }
+  }
 }
 
 std::uint32_t Graph::layer_of(StateId s) const {
@@ -88,16 +138,19 @@ void Graph::unlayer() {
   layer_start_ = {};
 }
 
-void Graph::grow() {
-  detail::HugeArray<std::uint64_t> old = std::move(slots_);
-  slots_ = detail::HugeArray<std::uint64_t>(old.size() * 2);
-  mask_ = slots_.size() - 1;
-  for (std::uint64_t slot : old) {
-    if (slot == 0) continue;
-    const Fingerprint& fp = fps_[(slot & 0xffffffffu) - 1];
-    std::size_t i = fp.lo & mask_;
-    while (slots_[i] != 0) i = (i + 1) & mask_;
-    slots_[i] = slot;
+void Graph::grow(std::size_t in_table) {
+  // Room for every state the graph holds (appended ones included) at most three quarters full.
+  std::size_t size = table_size_;
+  while (fps_.size() * 4 >= size * 3) size += size / 2;
+  size = (size + 511) & ~std::size_t{511};  // whole pages of slots
+  slots_ = {};                              // freed before the new table is touched
+  slots_ = detail::HugeArray<std::uint64_t>(size);
+  table_size_ = size;
+  for (std::size_t id = 0; id < in_table; ++id) {
+    const Fingerprint& fp = fps_[id];
+    std::size_t i = home(fp);
+    while (slots_[i] != 0) i = next_slot(i);
+    slots_[i] = (tag_of(fp) << 32) | (static_cast<std::uint64_t>(id) + 1);
   }
 }
 
@@ -105,7 +158,7 @@ std::vector<Pair> Graph::path_to(StateId s) const {
   std::vector<Pair> path;
   path.reserve(depth(s));
   while (parents_[s] != kNoState) {
-    path.push_back({parents_[s], actions_[s]});
+    path.push_back({parents_[s], parent_action(s)});
     s = parents_[s];
   }
   std::reverse(path.begin(), path.end());
@@ -113,6 +166,7 @@ std::vector<Pair> Graph::path_to(StateId s) const {
 }
 
 void Graph::set_enabled(StateId s, std::span<const ActionId> actions) {
+  PROWL_CHECK(s < masked_, "Graph::set_enabled() on a state append_level() added");
   const std::size_t base = static_cast<std::size_t>(s) * words_;
   if (words_ == 1) {  // up to 64 actions: build the word, then store it once
     std::uint64_t& word = masks_[base];
@@ -143,6 +197,7 @@ void Graph::set_enabled(StateId s, std::span<const ActionId> actions) {
 }
 
 void Graph::mark_explored(StateId s, ActionId a) {
+  if (s >= masked_) return;
   std::uint64_t& word = masks_[static_cast<std::size_t>(s) * words_ + (a >> 6)];
   const std::uint64_t bit = std::uint64_t{1} << (a & 63);
   if (word & bit) {
@@ -152,6 +207,7 @@ void Graph::mark_explored(StateId s, ActionId a) {
 }
 
 bool Graph::has_unexplored(StateId s) const {
+  if (s >= masked_) return false;
   const std::size_t base = static_cast<std::size_t>(s) * words_;
   for (std::size_t w = 0; w < words_; ++w) {
     if (masks_[base + w] != 0) return true;
@@ -160,6 +216,7 @@ bool Graph::has_unexplored(StateId s) const {
 }
 
 void Graph::take_unexplored(StateId s, std::vector<ActionId>& out) {
+  if (s >= masked_) return;
   const std::size_t base = static_cast<std::size_t>(s) * words_;
   for (std::size_t w = 0; w < words_; ++w) {
     std::uint64_t word = masks_[base + w];
@@ -173,6 +230,7 @@ void Graph::take_unexplored(StateId s, std::vector<ActionId>& out) {
 }
 
 ActionId Graph::next_unexplored(StateId s, ActionId from) const {
+  if (s >= masked_) return kNoAction;
   const std::size_t base = static_cast<std::size_t>(s) * words_;
   for (std::size_t w = from >> 6; w < words_; ++w) {
     std::uint64_t word = masks_[base + w];
@@ -184,8 +242,9 @@ ActionId Graph::next_unexplored(StateId s, ActionId from) const {
 
 std::size_t Graph::memory_bytes() const {
   return fps_.memory_bytes() + parents_.memory_bytes() + actions_.memory_bytes() +
-         depths_.memory_bytes() + layer_start_.capacity() * sizeof(StateId) +
-         masks_.memory_bytes() + slots_.mapped_bytes() + edges_.capacity() * sizeof(Edge);
+         actions16_.memory_bytes() + depths_.memory_bytes() +
+         layer_start_.capacity() * sizeof(StateId) + masks_.memory_bytes() + slots_.mapped_bytes() +
+         edges_.capacity() * sizeof(Edge);
 }
 
 }  // namespace prowl

@@ -2,8 +2,10 @@
 // known path from the initial state, its depth on that path, and the set of its enabled actions
 // not yet explored. Transitions are counted; their edges are kept only when asked (DOT/HTML
 // reports). Fingerprint lookup is an open-addressing table of 8-byte slots (state id and a
-// 32-bit tag), so a state costs about 50 bytes with up to 64 actions.
-// Strategies read a Graph; only the Explorer writes it. Not thread-safe.
+// 32-bit tag), so a state costs about 45 bytes with up to 64 actions, and states the threaded
+// breadth-first search adds level by level (append_level(), set_state()) about 37: they keep no
+// unexplored actions.
+// Strategies read a Graph; only the Explorer writes it. Not thread-safe, except set_state().
 #pragma once
 
 #include <cstdint>
@@ -35,10 +37,10 @@ class Graph final : public StateTree {
   // The state with this fingerprint, or kNoState.
   StateId find(const Fingerprint& fp) const;
   // Hints the CPU to load the table slot of fp.
-  void prefetch(const Fingerprint& fp) const { __builtin_prefetch(&slots_[fp.lo & mask_]); }
+  void prefetch(const Fingerprint& fp) const { __builtin_prefetch(&slots_[home(fp)]); }
   // After prefetch(): hints the CPU to load the stored fingerprint of the state in fp's slot.
   void prefetch_state(const Fingerprint& fp) const {
-    const std::uint64_t slot = slots_[fp.lo & mask_];
+    const std::uint64_t slot = slots_[home(fp)];
     if (slot != 0) __builtin_prefetch(&fps_[(slot & 0xffffffffu) - 1]);
   }
 
@@ -50,9 +52,22 @@ class Graph final : public StateTree {
   void record_edges(bool on) { record_edges_ = on; }
   const std::vector<Edge>& edges() const { return edges_; }
 
+  // Level-synchronous building by several threads (the threaded breadth-first search,
+  // src/explore/levels.cpp). append_level() adds n states of depth `depth` (not less than any
+  // state's) at ids num_states() .. num_states() + n - 1, with room for them in the fingerprint
+  // table, no unexplored actions, and fingerprints and parents that set_state() fills in. Several
+  // threads may call set_state() at once for different states of one append_level() and for
+  // nothing else; fp must not be in the graph. Nothing else may run meanwhile.
+  void append_level(std::size_t n, std::uint32_t depth);
+  void set_state(StateId s, const Fingerprint& fp, StateId parent, ActionId action);
+  // Counts n executed transitions (without their edges).
+  void count_transitions(std::uint64_t n) { transitions_ += n; }
+
   const Fingerprint& fingerprint(StateId s) const { return fps_[s]; }
   StateId parent(StateId s) const override { return parents_[s]; }
-  ActionId parent_action(StateId s) const override { return actions_[s]; }
+  ActionId parent_action(StateId s) const override {
+    return narrow_actions_ ? narrow_to_action(actions16_[s]) : actions_[s];
+  }
   std::uint32_t depth(StateId s) const override { return layered_ ? layer_of(s) : depths_[s]; }
   // The edges of the shortest known path from the initial state to s.
   std::vector<Pair> path_to(StateId s) const;
@@ -60,7 +75,7 @@ class Graph final : public StateTree {
   // Enabled actions not yet explored.
   void set_enabled(StateId s, std::span<const ActionId> actions);
   bool is_unexplored(StateId s, ActionId a) const {
-    return (masks_[s * words_ + (a >> 6)] >> (a & 63)) & 1;
+    return s < masked_ && (masks_[s * words_ + (a >> 6)] >> (a & 63)) & 1;
   }
   void mark_explored(StateId s, ActionId a);
   bool has_unexplored(StateId s) const;
@@ -75,8 +90,24 @@ class Graph final : public StateTree {
   std::size_t memory_bytes() const;
 
  private:
-  void grow();
+  // The table grows by half when three quarters full (so it is 50 %-75 % full): it is rebuilt
+  // from the stored fingerprints of the states in it (ids below `in_table`) after the old one is
+  // freed, so growing never holds both.
+  void grow(std::size_t in_table);
   std::size_t slot_of(const Fingerprint& fp) const;
+  // A fingerprint's first slot: its low word scaled to the table's size.
+  std::size_t home(const Fingerprint& fp) const {
+    return static_cast<std::size_t>((static_cast<unsigned __int128>(fp.lo) * table_size_) >> 64);
+  }
+  std::size_t next_slot(std::size_t i) const { return i + 1 == table_size_ ? 0 : i + 1; }
+  void push_action(ActionId a) {
+    if (narrow_actions_) {
+      actions16_.push_back(static_cast<std::uint16_t>(a));
+    } else {
+      actions_.push_back(a);
+    }
+  }
+  static ActionId narrow_to_action(std::uint16_t a) { return a == 0xffff ? kNoAction : a; }
   // While states are added in order of non-decreasing depth and no depth ever shrinks (always so
   // under BFS), depths are kept as layers: layer_start_[d] is the first state of depth d. The
   // first state out of order turns them into one depth per state (depths_).
@@ -87,15 +118,20 @@ class Graph final : public StateTree {
   std::size_t words_;
   detail::ChunkedVector<Fingerprint, 17> fps_;  // 2 MiB chunks: looked up at random
   detail::ChunkedVector<StateId> parents_;
+  // Parent actions: two bytes each while the model has fewer than 65535 actions (0xffff is
+  // kNoAction), else four.
+  bool narrow_actions_;
   detail::ChunkedVector<ActionId> actions_;
+  detail::ChunkedVector<std::uint16_t> actions16_;
   detail::ChunkedVector<std::uint32_t> depths_;  // when not layered_
   bool layered_ = true;
   std::vector<StateId> layer_start_;
   mutable StateId layer_cache_state_ = kNoState;  // the last lookup: states come in runs
   mutable std::uint32_t layer_cache_depth_ = 0;
   detail::ChunkedVector<std::uint64_t> masks_;
+  std::size_t masked_ = 0;  // states below this have masks; append_level()'s have none
   detail::HugeArray<std::uint64_t> slots_;  // 0 empty; else (tag << 32) | (id + 1)
-  std::size_t mask_;
+  std::size_t table_size_;
   std::uint64_t transitions_ = 0;
   std::uint64_t unexplored_ = 0;
   bool record_edges_ = false;

@@ -42,6 +42,14 @@ struct Options {
   // pair runs only once every pair of a shallower level has, so depths and shortest paths are those
   // of one worker; which of several equally short paths a finding shows may differ from run to run.
   std::uint32_t workers = 1;
+  // Threads exploring an in-memory model at once (docs/scale.md): breadth-first search level by
+  // level, every thread expanding states of the level and sharing one fingerprint table, with the
+  // same states, ids, depths, findings and paths as one thread. 0: every CPU this process may run
+  // on. Used only where the level-synchronous engine applies (Bfs on a byte-image model whose
+  // actions all run typed, no before-invariants, call limits, path facts, step limit, coverage
+  // target or recorded edges); elsewhere the run has one thread, and with threads > 1 asked for
+  // explicitly the report's warnings say why.
+  std::uint32_t threads = 0;
   double progress_interval = 0.25;  // seconds between on_progress calls
   // Called from the exploring thread (with several workers, from any of theirs, one call at a
   // time).

@@ -1,0 +1,66 @@
+// Team: every member runs each job once, the caller sees what they wrote, and an exception in a
+// member comes back from run().
+#include "explore/team.hpp"
+
+#include <atomic>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace prowl::detail {
+namespace {
+
+TEST(Team, EveryMemberRunsEveryJobOnceOnItsOwnThread) {
+  Team team(3);
+  ASSERT_EQ(team.size(), 3u);
+  std::vector<int> runs(3, 0);
+  std::vector<std::thread::id> ids(3);
+  for (int job = 0; job < 100; ++job) {
+    team.run([&](unsigned m) {
+      ++runs[m];  // each member writes only its own element; run() publishes them
+      ids[m] = std::this_thread::get_id();
+    });
+  }
+  EXPECT_EQ(runs, (std::vector<int>{100, 100, 100}));
+  EXPECT_EQ(ids[0], std::this_thread::get_id());
+  EXPECT_NE(ids[1], ids[0]);
+  EXPECT_NE(ids[2], ids[0]);
+  EXPECT_NE(ids[2], ids[1]);
+}
+
+TEST(Team, MembersShareWorkThroughAnAtomicCounter) {
+  Team team(4);
+  std::vector<int> done(1000, 0);
+  std::atomic<std::size_t> next{0};
+  team.run([&](unsigned) {
+    for (std::size_t i; (i = next++) < done.size();) ++done[i];
+  });
+  for (int d : done) ASSERT_EQ(d, 1);
+}
+
+TEST(Team, AMembersExceptionComesBackFromRun) {
+  Team team(2);
+  EXPECT_THROW(team.run([](unsigned m) {
+    if (m == 1) throw std::runtime_error("member 1 failed");
+  }),
+               std::runtime_error);
+  // The team still works afterwards.
+  std::atomic<int> calls{0};
+  team.run([&](unsigned) { ++calls; });
+  EXPECT_EQ(calls.load(), 2);
+}
+
+TEST(Team, OneMemberIsTheCallerAlone) {
+  Team team(1);
+  std::thread::id id;
+  team.run([&](unsigned m) {
+    EXPECT_EQ(m, 0u);
+    id = std::this_thread::get_id();
+  });
+  EXPECT_EQ(id, std::this_thread::get_id());
+}
+
+}  // namespace
+}  // namespace prowl::detail

@@ -1,0 +1,188 @@
+// The threaded breadth-first search (Options::threads): the same states, transitions, coverage,
+// findings and paths at 1, 2 and 4 threads, and the same as the one-thread loop it replaces.
+// Graph reports (Options::record_edges) keep the one-thread loop, which gives the reference.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#if PROWL_HAVE_BENCH_MODELS
+#include "models/models.hpp"
+#endif
+#include "prowl/explore/explorer.hpp"
+#include "prowl/explore/object_model.hpp"
+#include "prowl/strategy/bfs.hpp"
+#include "prowl/strategy/dfs.hpp"
+
+namespace prowl {
+namespace {
+
+struct Grid {
+  std::uint8_t x = 0;
+  std::uint8_t y = 0;
+  std::uint8_t z = 0;
+  std::uint8_t spoiled = 0;
+};
+
+// Many states violate `sum_small`, reached by several last actions (inc_x, inc_y, swap onto a
+// state already violating does not count); `glitch` changes the state and then throws, breaking
+// `clean`; `x5z2` fails in states reached late, by many equally short paths.
+ObjectModel<Grid> grid_model() {
+  ObjectModel<Grid> m("grid", Grid{});
+  m.action("inc_x").when([](const Grid& g) { return g.x < 7; }).run([](Grid& g) { ++g.x; });
+  m.action("inc_y").when([](const Grid& g) { return g.y < 7; }).run([](Grid& g) { ++g.y; });
+  m.action("inc_z").when([](const Grid& g) { return g.z < 3; }).run([](Grid& g) { ++g.z; });
+  m.action("reset_x").when([](const Grid& g) { return g.x > 0; }).run([](Grid& g) { g.x = 0; });
+  m.action("swap").run([](Grid& g) { std::swap(g.x, g.y); });
+  m.action("glitch").when([](const Grid& g) { return g.x == 3; }).run([](Grid& g) {
+    if (g.y == 2) {
+      g.spoiled = 1;
+      throw std::runtime_error("glitch at y=2");
+    }
+  });
+  m.invariant("sum_small").check([](const Grid& g) { return g.x + g.y < 12; });
+  m.invariant("x5z2").severity(Severity::kCritical).check([](const Grid& g) {
+    return !(g.x == 5 && g.z == 2);
+  });
+  m.invariant("clean").check([](const Grid& g) { return g.spoiled == 0; });
+  return m;
+}
+
+Result<RunReport> run(const Model& model, std::uint32_t threads, Options options = {}) {
+  Bfs bfs;
+  options.threads = threads;
+  return explore(model, bfs, std::move(options));
+}
+
+// The one-thread loop: graph reports keep it.
+Result<RunReport> run_reference(const Model& model, Options options = {}) {
+  options.record_edges = true;
+  return run(model, 1, std::move(options));
+}
+
+std::vector<std::string> actions_of(const Finding& f) {
+  std::vector<std::string> names;
+  for (const TraceStep& s : f.steps) names.push_back(s.action);
+  return names;
+}
+
+void expect_same(const RunReport& want, const RunReport& got) {
+  EXPECT_EQ(got.termination, want.termination);
+  EXPECT_EQ(got.stats.states, want.stats.states);
+  EXPECT_EQ(got.stats.transitions, want.stats.transitions);
+  EXPECT_EQ(got.stats.steps, want.stats.steps);
+  EXPECT_EQ(got.stats.max_depth, want.stats.max_depth);
+  ASSERT_EQ(got.coverage.size(), want.coverage.size());
+  for (std::size_t a = 0; a < want.coverage.size(); ++a) {
+    SCOPED_TRACE(want.coverage[a].name);
+    EXPECT_EQ(got.coverage[a].enabled, want.coverage[a].enabled);
+    EXPECT_EQ(got.coverage[a].executed, want.coverage[a].executed);
+    EXPECT_EQ(got.coverage[a].ok, want.coverage[a].ok);
+    EXPECT_EQ(got.coverage[a].errors, want.coverage[a].errors);
+  }
+  ASSERT_EQ(got.findings.size(), want.findings.size());
+  for (std::size_t i = 0; i < want.findings.size(); ++i) {
+    const Finding& w = want.findings[i];
+    const Finding& g = got.findings[i];
+    SCOPED_TRACE(w.name + " after " + w.action);
+    EXPECT_EQ(g.kind, w.kind);
+    EXPECT_EQ(g.name, w.name);
+    EXPECT_EQ(g.action, w.action);
+    EXPECT_EQ(g.severity, w.severity);
+    EXPECT_EQ(g.message, w.message);
+    EXPECT_EQ(g.state, w.state);
+    EXPECT_EQ(g.confirmed, w.confirmed);
+    EXPECT_EQ(actions_of(g), actions_of(w));
+  }
+}
+
+TEST(Threads, EveryThreadCountFindsWhatOneThreadFinds) {
+  auto m = grid_model();
+  auto want = run_reference(m);
+  ASSERT_TRUE(want) << want.status().message();
+  // The model has findings of every kind the levels record.
+  ASSERT_EQ(want->stats.states, 8u * 8u * 4u);  // a failed glitch leaves no state
+  ASSERT_GE(want->findings.size(), 5u);
+  for (std::uint32_t threads : {1u, 2u, 4u}) {
+    SCOPED_TRACE(threads);
+    auto got = run(m, threads);
+    ASSERT_TRUE(got) << got.status().message();
+    EXPECT_TRUE(got->warnings.empty());
+    expect_same(*want, *got);
+  }
+}
+
+#if PROWL_HAVE_BENCH_MODELS
+TEST(Threads, TheBenchModelsHaveTheirCountsAtEveryThreadCount) {
+  const auto counters = bench::make_counters_model({4, 5});
+  const auto philo = bench::make_philo_model({5});
+  const auto orders = bench::make_orders_model({2, 2, 4, 1});
+  for (const Model* m : std::initializer_list<const Model*>{&counters, &philo, &orders}) {
+    SCOPED_TRACE(m->name());
+    auto want = run_reference(*m);
+    ASSERT_TRUE(want) << want.status().message();
+    for (std::uint32_t threads : {1u, 2u, 4u}) {
+      SCOPED_TRACE(threads);
+      auto got = run(*m, threads);
+      ASSERT_TRUE(got) << got.status().message();
+      expect_same(*want, *got);
+    }
+  }
+}
+#endif
+
+TEST(Threads, ADepthBoundHoldsExactly) {
+  auto m = grid_model();
+  Options options;
+  options.max_depth = 4;
+  auto want = run_reference(m, options);
+  ASSERT_TRUE(want) << want.status().message();
+  ASSERT_LT(want->stats.states, 8u * 8u * 4u);
+  for (std::uint32_t threads : {1u, 3u}) {
+    auto got = run(m, threads, options);
+    ASSERT_TRUE(got) << got.status().message();
+    expect_same(*want, *got);
+  }
+}
+
+TEST(Threads, StopOnFirstReportsTheFirstFindingOneThreadMeets) {
+  auto m = grid_model();
+  Options options;
+  options.stop_on_first = true;
+  auto one = run(m, 1, options);
+  ASSERT_TRUE(one) << one.status().message();
+  ASSERT_EQ(one->termination, Termination::kFirstFinding);
+  ASSERT_EQ(one->findings.size(), 1u);
+  EXPECT_EQ(one->findings[0].name, "glitch");
+  for (std::uint32_t threads : {2u, 4u}) {
+    auto got = run(m, threads, options);
+    ASSERT_TRUE(got) << got.status().message();
+    ASSERT_EQ(got->findings.size(), 1u);
+    EXPECT_EQ(got->findings[0].name, "glitch");
+    EXPECT_EQ(actions_of(got->findings[0]), actions_of(one->findings[0]));
+    EXPECT_EQ(got->stats.states, one->stats.states);
+  }
+}
+
+TEST(Threads, OtherStrategiesRunOnOneThreadAndSaySo) {
+  auto m = grid_model();
+  Dfs dfs;
+  Options options;
+  options.threads = 2;
+  auto r = explore(m, dfs, options);
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_EQ(r->warnings.size(), 1u);
+  EXPECT_EQ(r->warnings[0],
+            "2 threads were asked for; running one: strategy 'dfs' is not "
+            "breadth-first");
+  // Asked for every core (0, the default), the run says nothing.
+  options.threads = 0;
+  auto quiet = explore(m, dfs, options);
+  ASSERT_TRUE(quiet) << quiet.status().message();
+  EXPECT_TRUE(quiet->warnings.empty());
+}
+
+}  // namespace
+}  // namespace prowl
