@@ -453,7 +453,8 @@ bool compare_one(const Config& c, const Args& args, const bench::SpinTools& tool
   return ok;
 }
 
-// The THREADS line; SPIN's fields are n/a without a BFS_PAR run (--prowl-only).
+// The THREADS line; SPIN's fields are n/a without a BFS_PAR run (--prowl-only), which is made
+// only after a sequential one.
 void print_threads(const Config& c, const ProwlResult& p, const Baseline& base,
                    const std::optional<SpinResult>& par, bool ok) {
   const double rate = static_cast<double>(p.states) / p.seconds;
@@ -462,8 +463,7 @@ void print_threads(const Config& c, const ProwlResult& p, const Baseline& base,
   if (par) {
     const double y = par->states / par->seconds;
     par_rate = fmt::format("{:.0f}", y);
-    if (base.spin)
-      par_speedup = fmt::format("{:.3f}", y / (base.spin->states / base.spin->seconds));
+    par_speedup = fmt::format("{:.3f}", y / (base.spin->states / base.spin->seconds));
     ratio = fmt::format("{:.3f}", rate / y);
   }
   fmt::print(

@@ -31,6 +31,8 @@ namespace detail {
 // This accepts decimal digits only (and a leading '-' when negative values are allowed), and drops
 // leading zeros before CLI11 converts the text.
 CLI::Validator decimal_integer(bool allow_negative);
+// A byte count: digits with an optional K, M, G or T (binary), written back as bytes.
+CLI::Validator size_in_bytes();
 
 // The trace option that records a program's own flag: its name without the leading dashes.
 std::string trace_key(const std::string& flag);
@@ -69,6 +71,7 @@ struct CommandLine::Impl {
   std::uint32_t max_depth = 0;
   std::uint32_t workers = 1;
   std::uint32_t explore_threads = 0;  // --threads of an exploration (0: every CPU)
+  std::uint64_t memory_limit = 0;     // bytes (0: no limit)
   double time_limit = 0;
   double progress_every = 10;  // seconds between progress lines without a terminal
   double coverage_target = 0;
@@ -112,6 +115,7 @@ struct CommandLine::Impl {
   // train_command.cpp
   int train(const Model& model);
   void add_own_flags(bool from_trace);
+  void add_scale_flags();
 
   // run_main.cpp
   std::optional<int> parse(int argc, char** argv);

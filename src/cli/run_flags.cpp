@@ -1,6 +1,7 @@
 // The flags of a run_main program and their help: exploring's (build_app) and replay's and
 // shrink's (build_trace_app), with the program's own flags (add_own_flags) in both.
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <string>
@@ -42,6 +43,38 @@ CLI::Validator decimal_integer(bool allow_negative) {
       "");
 }
 
+CLI::Validator size_in_bytes() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        // Digits, then an optional K, M, G or T (powers of 1024), with an optional "iB" or "B".
+        std::size_t digits = 0;
+        while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+        std::string unit = text.substr(digits);
+        for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        static constexpr std::string_view kUnits = "KMGT";
+        std::uint64_t scale = 1;
+        if (!unit.empty() && unit != "B") {
+          const std::size_t power = kUnits.find(unit[0]);
+          const std::string_view rest = std::string_view(unit).substr(1);
+          if (power == std::string_view::npos || !(rest.empty() || rest == "B" || rest == "IB")) {
+            digits = 0;  // not a size
+          }
+          scale = std::uint64_t{1} << (10 * (power + 1));
+        }
+        std::uint64_t value = 0;
+        if (digits == 0 ||
+            std::from_chars(text.data(), text.data() + digits, value).ec != std::errc()) {
+          return fmt::format("'{}' is not a size: write bytes, or a number with K, M, G or T (4G)",
+                             text);
+        }
+        if (value == 0) return fmt::format("'{}': a memory limit must be above 0", text);
+        if (value > UINT64_MAX / scale) return fmt::format("'{}' is too large", text);
+        text = std::to_string(value * scale);
+        return {};
+      },
+      "");
+}
+
 std::string trace_key(const std::string& flag) {
   return flag.substr(std::min(flag.find_first_not_of('-'), flag.size()));
 }
@@ -51,6 +84,7 @@ std::string trace_key(const std::string& flag) {
 namespace {
 
 using detail::decimal_integer;
+using detail::size_in_bytes;
 using detail::trace_key;
 
 constexpr std::string_view kFooter =
@@ -98,18 +132,7 @@ void CommandLine::Impl::build_app() {
                   "every SECONDS (default 10)")
       ->type_name("SECONDS")
       ->check(CLI::PositiveNumber);
-  app->add_option("--workers", workers,
-                  "explore with N workers at once, each with its own copy of the services and "
-                  "database files (live targets on SQLite; default 1)")
-      ->type_name("N")
-      ->transform(decimal_integer(false))
-      ->check(CLI::Range(1, 256).description(""));
-  app->add_option("--threads", explore_threads,
-                  "explore an in-memory model breadth-first on N threads (default: every CPU; "
-                  "other strategies and live targets run one)")
-      ->type_name("N")
-      ->transform(decimal_integer(false))
-      ->check(CLI::Range(1, 1024).description(""));
+  add_scale_flags();
   app->add_option("--coverage-target", coverage_target,
                   "stop once this fraction (0..1) of the actions ran at least once (default 0: "
                   "never)")
@@ -162,6 +185,27 @@ void CommandLine::Impl::add_console_flags() {
   app->add_flag("--list-actions", list_actions,
                 "list the model's actions and invariants, and exit");
   app->add_flag("--version", show_version, "print prowl's version and exit");
+}
+
+// How much of the machine a run uses: workers, threads, memory.
+void CommandLine::Impl::add_scale_flags() {
+  app->add_option("--workers", workers,
+                  "explore with N workers at once, each with its own copy of the services and "
+                  "database files (live targets on SQLite; default 1)")
+      ->type_name("N")
+      ->transform(decimal_integer(false))
+      ->check(CLI::Range(1, 256).description(""));
+  app->add_option("--threads", explore_threads,
+                  "explore an in-memory model breadth-first on N threads (default: every CPU; "
+                  "other strategies and live targets run one)")
+      ->type_name("N")
+      ->transform(decimal_integer(false))
+      ->check(CLI::Range(1, 1024).description(""));
+  app->add_option("--memory-limit", memory_limit,
+                  "stop with a report (termination memory) once prowl's resident memory reaches "
+                  "SIZE: bytes, or a number with K, M, G or T (4G) (default: no limit)")
+      ->type_name("SIZE")
+      ->transform(size_in_bytes());
 }
 
 void CommandLine::Impl::add_own_flags(bool from_trace) {

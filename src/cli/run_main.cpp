@@ -318,6 +318,7 @@ Options CommandLine::Impl::explore_options(ProgressLine& progress,
   options.max_depth = max_depth;
   options.workers = workers;
   options.threads = explore_threads;
+  options.memory_limit = memory_limit;
   options.time_limit = time_limit;
   options.coverage_target = coverage_target;
   options.stop_on_first = stop_on_first;
@@ -379,15 +380,12 @@ namespace {
 // The flags run_main defines itself, for any command: a program's own flag may not take one.
 void check_own_flag_name(const std::string& name) {
   static constexpr std::string_view kReserved[] = {
-      "--help",           "--strategy",  "--seed",
-      "--max-steps",      "--max-depth", "--time-limit",
-      "--progress-every", "--workers",   "--coverage-target",
-      "--stop-on-first",  "--shrink",    "--report",
-      "--trace-dir",      "--weight",    "--policy",
-      "--walk",           "--quiet",     "--list-actions",
-      "--version",        "--output",    "--episodes",
-      "--budget",         "--states",    "--hidden",
-      "--network",        "--threads",   "--from"};
+      "--help",       "--strategy",       "--seed",         "--max-steps",       "--max-depth",
+      "--time-limit", "--progress-every", "--workers",      "--coverage-target", "--stop-on-first",
+      "--shrink",     "--report",         "--trace-dir",    "--weight",          "--policy",
+      "--walk",       "--quiet",          "--list-actions", "--version",         "--output",
+      "--episodes",   "--budget",         "--states",       "--hidden",          "--network",
+      "--threads",    "--from",           "--memory-limit"};
   PROWL_CHECK(std::find(std::begin(kReserved), std::end(kReserved), name) == std::end(kReserved),
               "flag " + name +
                   " is one of run_main's own (prowl/cli/run_main.hpp); give the "

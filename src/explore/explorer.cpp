@@ -211,9 +211,10 @@ std::optional<Termination> Explorer::Impl::limit_reached(Clock::time_point start
       static_cast<double>(actions_covered) >= options.coverage_target * model.actions().size()) {
     return Termination::kCoverageTarget;
   }
-  if (clock && (options.time_limit > 0 || options.on_progress)) {
+  if (clock && (options.time_limit > 0 || options.on_progress || options.memory_limit > 0)) {
     const double t = seconds_since(start);
     if (options.time_limit > 0 && t >= options.time_limit) return Termination::kTimeLimit;
+    if (over_memory(t)) return Termination::kMemory;
     if (options.on_progress && t >= next_progress) {
       next_progress = t + options.progress_interval;
       options.on_progress({graph->num_states(), graph->num_transitions(), stats.steps,
@@ -221,6 +222,12 @@ std::optional<Termination> Explorer::Impl::limit_reached(Clock::time_point start
     }
   }
   return std::nullopt;
+}
+
+bool Explorer::Impl::over_memory(double t, bool force) {
+  if (options.memory_limit == 0 || (!force && t < next_memory_check)) return false;
+  next_memory_check = t + 0.01;
+  return detail::resident_bytes() >= options.memory_limit;
 }
 
 // The reference loop: pick, step, commit, until a limit or the end.

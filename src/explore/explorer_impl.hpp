@@ -28,6 +28,8 @@ using Clock = std::chrono::steady_clock;
 
 // The CPUs the calling thread may run on, in increasing order (empty if unknown).
 std::vector<int> thread_cpus();
+// This process's resident memory in bytes (/proc/self/statm; 0 if unknown).
+std::uint64_t resident_bytes();
 
 inline double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -183,6 +185,11 @@ struct Explorer::Impl {
   struct Levels;
   std::string levels_refused() const;
   Status run_levels(detail::Clock::time_point start, unsigned threads, Termination& termination);
+  std::uint32_t threads_used = 1;
+  // Whether the process has reached options.memory_limit (read at most every 10 ms of `t`, the
+  // seconds since the start; always when force).
+  bool over_memory(double t, bool force = false);
+  double next_memory_check = 0;
 
   Status init();
   // Sets s's enabled actions (evaluated by ex, whose world is at s) and tells the strategy.

@@ -215,7 +215,9 @@ RunReport Explorer::Impl::report_header(Termination termination) {
                      .stop_on_first = options.stop_on_first,
                      .confirm = options.confirm,
                      .shrink = options.shrink,
-                     .workers = options.workers};
+                     .workers = options.workers,
+                     .threads = threads_used,
+                     .memory_limit = options.memory_limit};
   if (graph) {
     stats.states = graph->num_states();
     stats.transitions = graph->num_transitions();
@@ -312,6 +314,7 @@ Result<RunReport> Explorer::Impl::explore_and_report() {
     if (why.empty()) {
       std::size_t threads = options.threads;
       if (threads == 0) threads = std::max<std::size_t>(1, detail::thread_cpus().size());
+      threads_used = static_cast<std::uint32_t>(threads);
       if (Status st = run_levels(start, static_cast<unsigned>(threads), termination); !st) {
         return st;
       }

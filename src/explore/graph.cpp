@@ -76,8 +76,8 @@ std::pair<StateId, bool> Graph::add(const Fingerprint& fp, StateId parent, Actio
   return {id, true};
 }
 
-void Graph::append_level(std::size_t n, std::uint32_t depth) {
-  if (n == 0) return;
+std::size_t Graph::append_level(std::size_t n, std::uint32_t depth) {
+  if (n == 0) return 0;
   PROWL_CHECK(fps_.size() + n < kNoState - 1, "the graph is full (2^32 states)");
   if (!layered_ || depth + 1 < layer_start_.size()) {
     if (layered_) unlayer();
@@ -94,7 +94,9 @@ void Graph::append_level(std::size_t n, std::uint32_t depth) {
   } else {
     actions_.resize(total, kNoAction);
   }
-  if (total * 4 >= table_size_ * 3) grow(in_table);
+  if (total * 4 < table_size_ * 3) return 0;
+  new_table();
+  return in_table;
 }
 
 void Graph::set_state(StateId s, const Fingerprint& fp, StateId parent, ActionId action) {
@@ -105,16 +107,31 @@ void Graph::set_state(StateId s, const Fingerprint& fp, StateId parent, ActionId
   } else {
     actions_[s] = action;
   }
-  // Lock-free insertion: fp is absent, so the first empty slot of its probe sequence that this
-  // thread wins is its place. Other threads only ever fill empty slots.
+  insert<true>(s, fp);
+}
+
+void Graph::enter(StateId first, StateId end) {
+  for (StateId s = first; s < end; ++s) insert<true>(s, fps_[s]);
+}
+
+template <bool kAtomic>
+void Graph::insert(StateId s, const Fingerprint& fp) {
   const std::uint64_t value = (tag_of(fp) << 32) | (static_cast<std::uint64_t>(s) + 1);
-  for (std::size_t i = home(fp);; i = next_slot(i)) {
-    std::atomic_ref<std::uint64_t> slot(slots_[i]);
-    std::uint64_t empty = 0;
-    if (slot.load(std::memory_order_relaxed) == 0 &&
-        slot.compare_exchange_strong(empty, value, std::memory_order_relaxed)) {
-      return;
+  std::size_t i = home(fp);
+  if constexpr (kAtomic) {
+    // Lock-free: fp is absent, so the first empty slot of its probe sequence that this thread
+    // wins is its place. Other threads only ever fill empty slots.
+    for (;; i = next_slot(i)) {
+      std::atomic_ref<std::uint64_t> slot(slots_[i]);
+      std::uint64_t empty = 0;
+      if (slot.load(std::memory_order_relaxed) == 0 &&
+          slot.compare_exchange_strong(empty, value, std::memory_order_relaxed)) {
+        return;
+      }
     }
+  } else {
+    while (slots_[i] != 0) i = next_slot(i);
+    slots_[i] = value;
   }
 }
 
@@ -138,7 +155,7 @@ void Graph::unlayer() {
   layer_start_ = {};
 }
 
-void Graph::grow(std::size_t in_table) {
+void Graph::new_table() {
   // Room for every state the graph holds (appended ones included) at most three quarters full.
   std::size_t size = table_size_;
   while (fps_.size() * 4 >= size * 3) size += size / 2;
@@ -146,12 +163,11 @@ void Graph::grow(std::size_t in_table) {
   slots_ = {};                              // freed before the new table is touched
   slots_ = detail::HugeArray<std::uint64_t>(size);
   table_size_ = size;
-  for (std::size_t id = 0; id < in_table; ++id) {
-    const Fingerprint& fp = fps_[id];
-    std::size_t i = home(fp);
-    while (slots_[i] != 0) i = next_slot(i);
-    slots_[i] = (tag_of(fp) << 32) | (static_cast<std::uint64_t>(id) + 1);
-  }
+}
+
+void Graph::grow(std::size_t in_table) {
+  new_table();
+  for (std::size_t id = 0; id < in_table; ++id) insert<false>(static_cast<StateId>(id), fps_[id]);
 }
 
 std::vector<Pair> Graph::path_to(StateId s) const {

@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "explorer_impl.hpp"
+#include "level_bytes.hpp"
 #include "prowl/core/interrupt.hpp"
 #include "team.hpp"
 
@@ -61,6 +62,7 @@ struct alignas(64) Chunk {
   StateId end = 0;
   bool expanded = false;
   std::vector<Candidate> candidates;
+  std::vector<std::vector<std::uint32_t>> owned;  // by thread: the candidates it deduplicates
   std::vector<Event> events;
   std::uint32_t winners = 0;
   StateId first_new = 0;  // the id of the chunk's first winner
@@ -78,8 +80,9 @@ struct alignas(64) Member {
     StateId source;
     ActionId action;
   };
-  std::vector<Step> pending;          // successors whose table slots are being prefetched
-  std::vector<std::uint64_t> dedupe;  // phase 2's table: (tag << 40) | (ref + 1)
+  std::vector<Step> pending;           // successors whose table slots are being prefetched
+  std::vector<std::uint64_t> dedupe;   // phase 2's table: (tag << 40) | (ref + 1)
+  std::vector<std::uint32_t> winners;  // phase 2: the winners this member found, by chunk
   std::vector<std::uint64_t> enabled_count, executed, errors;
   std::uint64_t steps = 0;
   std::uint64_t transitions = 0;
@@ -87,34 +90,6 @@ struct alignas(64) Member {
 
 constexpr std::size_t kPrefetchBatch = 32;
 
-// A level's states' bytes by offset in the level, in blocks that never move: growing copies
-// nothing, and clear() keeps the blocks for the level after next.
-class LevelBytes {
- public:
-  explicit LevelBytes(std::size_t size) : size_(size) {}
-  void clear() { count_ = 0; }
-  std::size_t count() const { return count_; }
-  // Room for n more states.
-  void grow(std::size_t n) {
-    count_ += n;
-    while (blocks_.size() << kBits < count_) {
-      blocks_.push_back(std::make_unique<unsigned char[]>(size_ << kBits));
-    }
-  }
-  void swap(LevelBytes& other) noexcept {
-    std::swap(count_, other.count_);
-    blocks_.swap(other.blocks_);
-  }
-  unsigned char* at(std::size_t offset) const {
-    return blocks_[offset >> kBits].get() + (offset & ((std::size_t{1} << kBits) - 1)) * size_;
-  }
-
- private:
-  static constexpr unsigned kBits = 12;
-  std::size_t size_;
-  std::size_t count_ = 0;
-  std::vector<std::unique_ptr<unsigned char[]>> blocks_;
-};
 constexpr unsigned kRefIndexBits = 24;  // a dedupe ref: chunk << 24 | candidate index
 
 }  // namespace
@@ -130,8 +105,9 @@ struct Explorer::Impl::Levels {
   std::size_t chunk_states = 256;
 
   std::vector<unsigned char> root;  // the initial state's bytes
-  LevelBytes frontier;              // the level's states' bytes
-  LevelBytes next;                  // the next level's, as they are found
+  detail::LevelBytes::Pool blocks;  // frontier's and next's free blocks
+  detail::LevelBytes frontier;      // the level's states' bytes
+  detail::LevelBytes next;          // the next level's, as they are found
   StateId level_first = 0;
   StateId next_first = 0;
   std::uint32_t depth = 0;
@@ -149,8 +125,8 @@ struct Explorer::Impl::Levels {
         graph(*impl.graph),
         threads(n),
         size(impl.world->system(0).byte_image().size),
-        frontier(size),
-        next(size) {}
+        frontier(size, blocks),
+        next(size, blocks) {}
 
   Status start();
   void finish();
@@ -170,9 +146,16 @@ struct Explorer::Impl::Levels {
   void deduplicate(Member& m, unsigned member);
   void add(Member& m, Chunk& c);
   void find_again(Chunk& c);
+  // After phase 3: the round's new states that fail an invariant (new_violating) and whose step
+  // did not repeat (skipped, not expanded).
+  void note_new_states();
   // Records the round's events in (source, action) order; false once a finding stops the run.
   bool record();
   void tally();
+  // The thread that deduplicates a fingerprint.
+  unsigned owner(const Fingerprint& fp) const {
+    return static_cast<unsigned>(((fp.hi & 0xffffffffu) * threads) >> 32);
+  }
   std::size_t round_states() const {
     const std::size_t n = graph.num_states() / 128;
     return std::clamp<std::size_t>(n, 4096, 65536);
@@ -273,7 +256,6 @@ Status Explorer::Impl::Levels::search(Clock::time_point start, Termination& term
   for (StateId count = 1; count > 0; ++depth) {
     if (x.options.max_depth > 0 && depth >= x.options.max_depth) break;
     next_first = static_cast<StateId>(graph.num_states());
-    next.clear();
     skip_now.swap(skipped);
     skipped.clear();
     for (StateId first = level_first; first < level_first + count;) {
@@ -289,6 +271,7 @@ Status Explorer::Impl::Levels::search(Clock::time_point start, Termination& term
     }
     count = static_cast<StateId>(graph.num_states()) - next_first;
     level_first = next_first;
+    frontier.clear();
     frontier.swap(next);
   }
   return Status::ok();
@@ -304,6 +287,8 @@ bool Explorer::Impl::Levels::round(StateId first, StateId end, Clock::time_point
     c.end = static_cast<StateId>(std::min<std::size_t>(end, c.first + chunk_states));
     c.expanded = false;
     c.candidates.clear();
+    c.owned.resize(threads);
+    for (std::vector<std::uint32_t>& o : c.owned) o.clear();
     c.events.clear();
   }
   check_known = !x.findings.none_violated();
@@ -326,18 +311,48 @@ bool Explorer::Impl::Levels::round(StateId first, StateId end, Clock::time_point
   for (std::size_t i = 0; i < round_chunks; ++i) {
     Chunk& c = chunks[i];
     c.winners = 0;
-    for (const Candidate& cand : c.candidates) c.winners += cand.won;
+    for (const Member& m : members) c.winners += m.winners[i];
     c.first_new = static_cast<StateId>(graph.num_states() + winners);
     winners += c.winners;
   }
-  graph.append_level(winners, depth + 1);
+  const std::size_t again = graph.append_level(winners, depth + 1);
   next.grow(winners);
   if (winners > 0) x.stats.max_depth = std::max(x.stats.max_depth, depth + 1);
   new_violating.clear();
   claim = 0;
   run([&](unsigned k) {
+    // A table that grew is refilled by every thread, each with its share of the known states.
+    graph.enter(static_cast<StateId>(again * k / threads),
+                static_cast<StateId>(again * (k + 1) / threads));
     for (std::size_t i; (i = claim++) < round_chunks;) add(members[k], chunks[i]);
   });
+  note_new_states();
+  if (!new_violating.empty()) {
+    std::sort(new_violating.begin(), new_violating.end());
+    claim = 0;
+    run([&](unsigned) {
+      for (std::size_t i; (i = claim++) < round_chunks;) find_again(chunks[i]);
+    });
+  }
+  tally();
+  frontier.release_below(end - level_first);  // no step of a later round starts there
+  const bool go_on = record();
+  if (go_on && !stop && x.over_memory(0, /*force=*/true)) {
+    termination = Termination::kMemory;
+    return false;
+  }
+  if (!go_on) {
+    termination = Termination::kFirstFinding;
+  } else if (stop) {
+    termination = interrupts() > 0 ? Termination::kInterrupted : Termination::kTimeLimit;
+    if (termination == Termination::kInterrupted && x.interrupted_at == Clock::time_point{}) {
+      x.interrupted_at = Clock::now();
+    }
+  }
+  return go_on && !stop;
+}
+
+void Explorer::Impl::Levels::note_new_states() {
   for (std::size_t i = 0; i < round_chunks; ++i) {
     for (const Event& e : chunks[i].events) {
       if (e.kind == Event::Kind::kNew) new_violating.push_back(e.target);
@@ -348,24 +363,6 @@ bool Explorer::Impl::Levels::round(StateId first, StateId end, Clock::time_point
       }
     }
   }
-  if (!new_violating.empty()) {
-    std::sort(new_violating.begin(), new_violating.end());
-    claim = 0;
-    run([&](unsigned) {
-      for (std::size_t i; (i = claim++) < round_chunks;) find_again(chunks[i]);
-    });
-  }
-  tally();
-  const bool go_on = record();
-  if (!go_on) {
-    termination = Termination::kFirstFinding;
-  } else if (stop) {
-    termination = interrupts() > 0 ? Termination::kInterrupted : Termination::kTimeLimit;
-    if (termination == Termination::kInterrupted && x.interrupted_at == Clock::time_point{}) {
-      x.interrupted_at = Clock::now();
-    }
-  }
-  return go_on && !stop;
 }
 
 void Explorer::Impl::Levels::expand(Member& m, Chunk& c) {
@@ -400,6 +397,7 @@ void Explorer::Impl::Levels::resolve(Member& m, Chunk& c) {
   for (const Member::Step& p : m.pending) {
     const StateId t = graph.find(p.fp);
     if (t == kNoState) {
+      c.owned[owner(p.fp)].push_back(static_cast<std::uint32_t>(c.candidates.size()));
       c.candidates.push_back(
           {p.fp, p.source - level_first, static_cast<std::uint16_t>(p.action), 0});
       continue;
@@ -435,40 +433,46 @@ void Explorer::Impl::Levels::error(Member& m, Chunk& c, StateId s, ActionId a,
 }
 
 void Explorer::Impl::Levels::deduplicate(Member& m, unsigned member) {
-  std::size_t mine = 0;
-  for (std::size_t i = 0; i < round_chunks; ++i) mine += chunks[i].candidates.size();
-  mine = mine / threads + 16;
+  std::size_t mine = 16;
+  for (std::size_t i = 0; i < round_chunks; ++i) mine += chunks[i].owned[member].size();
   std::size_t slots = 64;
   while (slots < 2 * mine) slots *= 2;
   m.dedupe.assign(slots, 0);
+  m.winners.assign(round_chunks, 0);
   const std::size_t mask = slots - 1;
+  // Candidates are not written here (threads own candidates of the same cache lines): each
+  // thread's list keeps its winners, which add() marks.
   for (std::size_t i = 0; i < round_chunks; ++i) {
-    std::vector<Candidate>& cands = chunks[i].candidates;
-    for (std::size_t j = 0; j < cands.size(); ++j) {
-      Candidate& cand = cands[j];
-      const std::uint64_t h = cand.fp.hi;
-      if (((h & 0xffffffffu) * threads) >> 32 != member) continue;
-      const std::uint64_t tag = h >> 40;
-      for (std::size_t slot = (h >> 8) & mask;; slot = (slot + 1) & mask) {
+    const std::vector<Candidate>& cands = chunks[i].candidates;
+    std::vector<std::uint32_t>& owned = chunks[i].owned[member];
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < owned.size(); ++k) {
+      const std::uint32_t j = owned[k];
+      const Fingerprint& fp = cands[j].fp;
+      const std::uint64_t tag = fp.hi >> 40;
+      for (std::size_t slot = (fp.hi >> 8) & mask;; slot = (slot + 1) & mask) {
         const std::uint64_t v = m.dedupe[slot];
         if (v == 0) {
           m.dedupe[slot] = (tag << 40) | ((i << kRefIndexBits | j) + 1);
-          cand.won = 1;
+          owned[kept++] = j;
           break;
         }
         if ((v >> 40) != tag) continue;
         const std::uint64_t ref = (v & ((std::uint64_t{1} << 40) - 1)) - 1;
-        if (chunks[ref >> kRefIndexBits].candidates[ref & ((1u << kRefIndexBits) - 1)].fp ==
-            cand.fp) {
-          cand.won = 0;
-          break;
+        if (chunks[ref >> kRefIndexBits].candidates[ref & ((1u << kRefIndexBits) - 1)].fp == fp) {
+          break;  // a step earlier in the round reached it first
         }
       }
     }
+    owned.resize(kept);
+    m.winners[i] = static_cast<std::uint32_t>(kept);
   }
 }
 
 void Explorer::Impl::Levels::add(Member& m, Chunk& c) {
+  for (const std::vector<std::uint32_t>& winners : c.owned) {
+    for (const std::uint32_t j : winners) c.candidates[j].won = 1;
+  }
   StateId t = c.first_new;
   for (Candidate& cand : c.candidates) {
     if (!cand.won) continue;

@@ -40,6 +40,8 @@ std::string_view to_string(Termination t) {
       return "sampled";
     case Termination::kError:
       return "error";
+    case Termination::kMemory:
+      return "memory";
   }
   return "exhausted";
 }

@@ -13,9 +13,11 @@
 // Images are reference counted: a worker keeps the image of the state it is loading even if
 // another worker drops it meanwhile (the state's last pair was picked).
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <exception>
 #include <map>
 #include <mutex>
@@ -32,6 +34,16 @@ using detail::Clock;
 using detail::seconds_since;
 
 namespace detail {
+
+std::uint64_t resident_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long long size = 0;
+  unsigned long long resident = 0;
+  const int n = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  return n == 2 ? resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) : 0;
+}
 
 std::vector<int> thread_cpus() {
   cpu_set_t set;

@@ -45,7 +45,9 @@ Json settings_json(const RunSettings& s) {
               {"stop_on_first", s.stop_on_first},
               {"confirm", s.confirm},
               {"shrink", s.shrink},
-              {"workers", s.workers}};
+              {"workers", s.workers},
+              {"threads", s.threads},
+              {"memory_limit", s.memory_limit}};
 }
 
 Json finding_json(const Finding& f) {

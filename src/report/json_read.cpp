@@ -136,10 +136,10 @@ class Fields {
   std::string path_;
 };
 
-constexpr Termination kTerminations[] = {Termination::kExhausted,    Termination::kMaxSteps,
-                                         Termination::kTimeLimit,    Termination::kCoverageTarget,
-                                         Termination::kFirstFinding, Termination::kInterrupted,
-                                         Termination::kSampled,      Termination::kError};
+constexpr Termination kTerminations[] = {
+    Termination::kExhausted,      Termination::kMaxSteps,     Termination::kTimeLimit,
+    Termination::kCoverageTarget, Termination::kFirstFinding, Termination::kInterrupted,
+    Termination::kSampled,        Termination::kError,        Termination::kMemory};
 constexpr RestoreMode kRestoreModes[] = {RestoreMode::kSnapshot, RestoreMode::kStack,
                                          RestoreMode::kReset};
 constexpr FindingKind kFindingKinds[] = {FindingKind::kInvariant, FindingKind::kActionError,
@@ -216,6 +216,13 @@ void read_settings(const Fields& s, RunSettings& settings) {
   settings.confirm = s.flag("confirm");
   settings.shrink = s.flag("shrink");
   settings.workers = static_cast<std::uint32_t>(workers);
+  // Reports written before threads and memory limits have neither.
+  if (s.has("threads")) {
+    const std::uint64_t threads = s.count("threads");
+    if (threads > UINT32_MAX) throw Mismatch{s.at("threads"), "too large"};
+    settings.threads = static_cast<std::uint32_t>(threads);
+  }
+  if (s.has("memory_limit")) settings.memory_limit = s.count("memory_limit");
 }
 
 void read_coverage(const Fields& c, std::vector<ActionCoverage>& coverage) {

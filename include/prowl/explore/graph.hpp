@@ -57,9 +57,13 @@ class Graph final : public StateTree {
   // state's) at ids num_states() .. num_states() + n - 1, with room for them in the fingerprint
   // table, no unexplored actions, and fingerprints and parents that set_state() fills in. Several
   // threads may call set_state() at once for different states of one append_level() and for
-  // nothing else; fp must not be in the graph. Nothing else may run meanwhile.
-  void append_level(std::size_t n, std::uint32_t depth);
+  // nothing else; fp must not be in the graph. Nothing else may run meanwhile. When the table had
+  // to grow, append_level() returns the number of states before it, which must be entered in the
+  // new table again with enter() (by threads at once, over disjoint ranges, alongside
+  // set_state()); else 0.
+  std::size_t append_level(std::size_t n, std::uint32_t depth);
   void set_state(StateId s, const Fingerprint& fp, StateId parent, ActionId action);
+  void enter(StateId first, StateId end);
   // Counts n executed transitions (without their edges).
   void count_transitions(std::uint64_t n) { transitions_ += n; }
 
@@ -94,6 +98,12 @@ class Graph final : public StateTree {
   // from the stored fingerprints of the states in it (ids below `in_table`) after the old one is
   // freed, so growing never holds both.
   void grow(std::size_t in_table);
+  // A new, empty table with room for every state, the old one freed first.
+  void new_table();
+  // Enters state s (its fingerprint stored) in the table: by compare-and-swap when threads
+  // enter states at once.
+  template <bool kAtomic>
+  void insert(StateId s, const Fingerprint& fp);
   std::size_t slot_of(const Fingerprint& fp) const;
   // A fingerprint's first slot: its low word scaled to the table's size.
   std::size_t home(const Fingerprint& fp) const {

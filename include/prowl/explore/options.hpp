@@ -50,6 +50,10 @@ struct Options {
   // target or recorded edges); elsewhere the run has one thread, and with threads > 1 asked for
   // explicitly the report's warnings say why.
   std::uint32_t threads = 0;
+  // Stop cleanly (termination kMemory) once the process's resident memory reaches this many
+  // bytes, checked every 10 ms of exploring or round of the threaded search, so that a run too
+  // big for the machine ends with its report instead of being killed. 0: no limit.
+  std::uint64_t memory_limit = 0;
   double progress_interval = 0.25;  // seconds between on_progress calls
   // Called from the exploring thread (with several workers, from any of theirs, one call at a
   // time).
@@ -69,7 +73,8 @@ enum class Termination {
   // Every enabled pair of every reached state ran, but some actions drew their values from the
   // step's Rng (RunReport::sampled): other values were never tried, so the search is not complete.
   kSampled,
-  kError,  // the environment failed the run (RunReport::error); a partial report
+  kError,   // the environment failed the run (RunReport::error); a partial report
+  kMemory,  // the process reached Options::memory_limit
 };
 std::string_view to_string(Termination t);
 

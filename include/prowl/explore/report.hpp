@@ -45,6 +45,8 @@ struct RunSettings {
   bool confirm = true;
   bool shrink = false;
   std::uint32_t workers = 1;
+  std::uint32_t threads = 1;       // the threads that explored (Options::threads resolved)
+  std::uint64_t memory_limit = 0;  // bytes
 };
 
 // The explored graph as its transitions, for tools that want its shape (graph reports, training

@@ -184,5 +184,37 @@ TEST(Threads, OtherStrategiesRunOnOneThreadAndSaySo) {
   EXPECT_TRUE(quiet->warnings.empty());
 }
 
+TEST(MemoryLimit, StopsTheThreadedSearchWithItsReport) {
+  auto m = grid_model();
+  Options options;
+  options.memory_limit = 1;  // any process is over it: the first check stops the run
+  auto r = run(m, 2, options);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->termination, Termination::kMemory);
+  EXPECT_EQ(to_string(r->termination), "memory");
+  EXPECT_LT(r->stats.states, 8u * 8u * 4u);
+  EXPECT_GT(r->stats.states, 1u);  // one round ran
+  EXPECT_EQ(r->settings.memory_limit, 1u);
+  EXPECT_EQ(r->settings.threads, 2u);
+}
+
+TEST(MemoryLimit, StopsTheOneThreadLoopToo) {
+  auto m = grid_model();
+  Dfs dfs;
+  Options options;
+  options.memory_limit = 1;
+  auto r = explore(m, dfs, options);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->termination, Termination::kMemory);
+  EXPECT_LT(r->stats.states, 8u * 8u * 4u);
+  EXPECT_EQ(r->settings.threads, 1u);
+  // A limit far above what the run needs changes nothing.
+  options.memory_limit = std::uint64_t{1} << 50;
+  auto full = explore(m, dfs, options);
+  ASSERT_TRUE(full) << full.status().message();
+  EXPECT_EQ(full->termination, Termination::kExhausted);
+  EXPECT_EQ(full->stats.states, 8u * 8u * 4u);
+}
+
 }  // namespace
 }  // namespace prowl

@@ -46,12 +46,14 @@ TEST(JsonReport, NamesTheProwlVersionAndTheRunsSettings) {
                 .stop_on_first = true,
                 .confirm = false,
                 .shrink = true,
-                .workers = 3};
+                .workers = 3,
+                .threads = 2,
+                .memory_limit = std::uint64_t{1} << 33};
   const auto doc = nlohmann::json::parse(to_json(r));
   EXPECT_EQ(doc["tool_version"], std::string(version()));
   EXPECT_EQ(doc["settings"], nlohmann::json::parse(R"({"max_steps": 500, "max_depth": 7,
       "time_limit": 1.5, "coverage_target": 0.9, "stop_on_first": true, "confirm": false,
-      "shrink": true, "workers": 3})"));
+      "shrink": true, "workers": 3, "threads": 2, "memory_limit": 8589934592})"));
 }
 
 // An HTTP step is also data: method, URL, status and both bodies, beside its one-line detail.
