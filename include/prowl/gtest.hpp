@@ -23,7 +23,10 @@ namespace prowl::gtest {
 
 struct Settings {
   std::string strategy = "bfs";  // NAME[:KEY=VALUE,...] (docs/strategies.md)
-  Options options;               // limits and the seed (options.seed)
+  // Limits and the seed (options.seed). Breadth-first runs of an in-memory model use every CPU
+  // (options.threads, docs/scale.md): the model's code runs on several threads, each on its own
+  // object; set options.threads = 1 for code that shares mutable state.
+  Options options;
   // Fail too when a limit stopped the run before it explored everything it could reach.
   bool require_exhausted = false;
 };

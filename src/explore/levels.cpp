@@ -1,16 +1,16 @@
 // The threaded breadth-first search of an in-memory model (Options::threads, docs/scale.md).
 //
-// The search goes level by level. A level's states (the frontier, whose bytes are kept in one
-// array) are expanded in rounds of up to round_states() states, each round in three phases that
-// every thread of a Team runs, with the caller's bookkeeping between them:
+// The search goes level by level. A level's states (the frontier, whose bytes are kept in
+// LevelBytes blocks) are expanded in rounds of up to round_states() states, each round in three
+// phases that every thread of a Team runs, with the caller's bookkeeping between them:
 //   1. expand: threads claim chunks of consecutive states, run every enabled action of each on
 //      their own copy of the world, and look each successor up in the graph (read-only: nothing
 //      writes the graph in this phase). A known successor is a transition; an unknown one is kept
 //      as a candidate in the chunk, in (source, action) order.
-//   2. deduplicate: each thread owns the fingerprints that hash to it and goes through every
-//      candidate of the round in order, keeping the first of each fingerprint (the winner). Since
-//      chunks and candidates are in (source, action) order, the winner is the step one thread
-//      would have found the state by.
+//   2. deduplicate: each thread owns the fingerprints that hash to it (phase 1 listed them per
+//      owner) and goes through its candidates of the round in order, keeping the first of each
+//      fingerprint (the winner). Since chunks and candidates are in (source, action) order, the
+//      winner is the step one thread would have found the state by.
 //   3. add: the caller numbers the winners in that order (ids are those one thread gives); the
 //      threads then enter them in the graph (Graph::set_state, lock-free), run each winner's step
 //      again to keep its bytes for the next level and check that it repeats, and check the
@@ -60,7 +60,6 @@ struct Event {
 struct alignas(64) Chunk {
   StateId first = 0;
   StateId end = 0;
-  bool expanded = false;
   std::vector<Candidate> candidates;
   std::vector<std::vector<std::uint32_t>> owned;  // by thread: the candidates it deduplicates
   std::vector<Event> events;
@@ -167,7 +166,6 @@ std::string Explorer::Impl::levels_refused() const {
   if (!traits.level_order || !traits.whole_states || traits.observes) {
     return fmt::format("strategy '{}' is not breadth-first", strategy.name());
   }
-  if (options.workers > 1) return "several workers explore a live target instead";
   if (options.max_steps > 0) return "a step limit stops at an exact pair";
   if (options.coverage_target > 0) return "a coverage target stops at an exact pair";
   if (options.record_edges) return "graph reports keep every transition";
@@ -226,11 +224,10 @@ Status Explorer::Impl::Levels::start() {
       (std::size_t{1} << kRefIndexBits) / std::max<std::size_t>(1, x.model.actions().size()), 1,
       256);
   if (threads > 1) team = std::make_unique<detail::Team>(threads);
-  // The root was expanded by the one-thread code (its actions marked unexplored): the levels
-  // expand it again.
+  // The root was expanded by the one-thread code (its actions marked unexplored and counted as
+  // enabled): the levels run them, and do not count them again.
   std::vector<ActionId> root_actions;
   graph.take_unexplored(0, root_actions);
-  for (ActionId a : root_actions) --x.coverage[a].enabled;
   root.assign(x.image.live, x.image.live + size);
   frontier.grow(1);
   std::memcpy(frontier.at(0), root.data(), size);
@@ -285,7 +282,6 @@ bool Explorer::Impl::Levels::round(StateId first, StateId end, Clock::time_point
     Chunk& c = chunks[i];
     c.first = static_cast<StateId>(first + i * chunk_states);
     c.end = static_cast<StateId>(std::min<std::size_t>(end, c.first + chunk_states));
-    c.expanded = false;
     c.candidates.clear();
     c.owned.resize(threads);
     for (std::vector<std::uint32_t>& o : c.owned) o.clear();
@@ -293,7 +289,7 @@ bool Explorer::Impl::Levels::round(StateId first, StateId end, Clock::time_point
   }
   check_known = !x.findings.none_violated();
   const double limit = x.options.time_limit;
-  // Phase 1: expand.
+  // Phase 1: expand; then, once every thread is done with it, phase 2: deduplicate.
   claim = 0;
   run([&](unsigned k) {
     for (std::size_t i; !stop.load(std::memory_order_relaxed) && (i = claim++) < round_chunks;) {
@@ -303,9 +299,9 @@ bool Explorer::Impl::Levels::round(StateId first, StateId end, Clock::time_point
       }
       expand(members[k], chunks[i]);
     }
+    if (team) team->sync();
+    deduplicate(members[k], k);
   });
-  // Phase 2: deduplicate.
-  run([&](unsigned k) { deduplicate(members[k], k); });
   // Phase 3: number the winners, then add them.
   std::size_t winners = 0;
   for (std::size_t i = 0; i < round_chunks; ++i) {
@@ -366,15 +362,16 @@ void Explorer::Impl::Levels::note_new_states() {
 }
 
 void Explorer::Impl::Levels::expand(Member& m, Chunk& c) {
-  c.expanded = true;
   for (StateId s = c.first; s < c.end; ++s) {
     const std::size_t offset = s - level_first;
     if (offset < skip_now.size() && skip_now[offset]) continue;
     const unsigned char* src = frontier.at(offset);
     std::memcpy(m.live, src, size);
     m.exec->enabled_actions({}, nullptr, m.enabled);
+    if (s != 0) {  // the root's were counted when it was expanded first
+      for (ActionId a : m.enabled) ++m.enabled_count[a];
+    }
     for (ActionId a : m.enabled) {
-      ++m.enabled_count[a];
       std::memcpy(m.live, src, size);
       ++m.steps;
       ++m.executed[a];
@@ -415,7 +412,11 @@ void Explorer::Impl::Levels::error(Member& m, Chunk& c, StateId s, ActionId a,
   std::memcpy(m.live, src, size);
   Outcome out = m.exec->run(a, [&] { return x.step_rng(s, a); });
   if (out.kind != Outcome::Kind::kError) {
-    c.events.push_back({Event::Kind::kNondeterminism, s, a});
+    // It did not throw the second time: a step like any other, as one thread takes it.
+    ++m.transitions;
+    const Fingerprint fp = hash(m.live, size);
+    m.pending.push_back({fp, s, a});
+    if (m.pending.size() == kPrefetchBatch) resolve(m, c);
     return;
   }
   if (interrupts() > 0) {  // failed while the run was stopping: not the system's fault
@@ -450,7 +451,7 @@ void Explorer::Impl::Levels::deduplicate(Member& m, unsigned member) {
       const std::uint32_t j = owned[k];
       const Fingerprint& fp = cands[j].fp;
       const std::uint64_t tag = fp.hi >> 40;
-      for (std::size_t slot = (fp.hi >> 8) & mask;; slot = (slot + 1) & mask) {
+      for (std::size_t slot = fp.lo & mask;; slot = (slot + 1) & mask) {
         const std::uint64_t v = m.dedupe[slot];
         if (v == 0) {
           m.dedupe[slot] = (tag << 40) | ((i << kRefIndexBits | j) + 1);

@@ -16,6 +16,9 @@ Status Options::validate() const {
     return Status::invalid(fmt::format("time limit {} must be >= 0 seconds", time_limit));
   }
   if (workers < 1) return Status::invalid("workers must be at least 1");
+  if (threads > 1024) {
+    return Status::invalid(fmt::format("threads {} is more than 1024", threads));
+  }
   if (!(confirm_grace >= 0)) {
     return Status::invalid(fmt::format("confirm grace {} must be >= 0 seconds", confirm_grace));
   }

@@ -2,8 +2,52 @@
 
 namespace prowl::detail {
 
+namespace {
+
+// Tells the CPU this thread is spinning.
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// A waiting member spins about 20 to 50 microseconds, then yields its CPU a few times (to a
+// member that has not arrived yet, when there are more members than CPUs), then sleeps.
+constexpr int kSpins = 1 << 10;
+constexpr int kYields = 16;
+
+}  // namespace
+
+void SpinBarrier::arrive_and_wait() {
+  const unsigned generation = generation_.load(std::memory_order_acquire);
+  if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == members_) {
+    // The last to arrive opens the barrier for this generation and resets it for the next.
+    arrived_.store(0, std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
+    generation_.notify_all();
+    return;
+  }
+  for (int i = 0; i < kSpins; ++i) {
+    if (generation_.load(std::memory_order_acquire) != generation) return;
+    relax();
+  }
+  for (int i = 0; i < kYields; ++i) {
+    if (generation_.load(std::memory_order_acquire) != generation) return;
+    std::this_thread::yield();
+  }
+  while (generation_.load(std::memory_order_acquire) == generation) {
+    generation_.wait(generation, std::memory_order_acquire);
+  }
+}
+
 Team::Team(unsigned members)
-    : members_(members < 1 ? 1 : members), start_(members_), done_(members_), errors_(members_) {
+    : members_(members < 1 ? 1 : members),
+      start_(members_),
+      mid_(members_),
+      done_(members_),
+      errors_(members_) {
   threads_.reserve(members_ - 1);
   for (unsigned m = 1; m < members_; ++m) threads_.emplace_back([this, m] { serve(m); });
 }
@@ -37,9 +81,12 @@ void Team::run(const Job& job) {
   call(0);
   done_.arrive_and_wait();
   job_ = nullptr;
+  std::exception_ptr first;
   for (std::exception_ptr& e : errors_) {
-    if (e) std::rethrow_exception(std::exchange(e, nullptr));
+    if (e && !first) first = e;
+    e = nullptr;  // the others are dropped: the next run() starts clean
   }
+  if (first) std::rethrow_exception(first);
 }
 
 }  // namespace prowl::detail

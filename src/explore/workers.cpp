@@ -172,8 +172,8 @@ Explorer::Impl::~Impl() = default;
 
 std::string Explorer::Impl::workers_refused() const {
   if (world->cheap()) {
-    return "the world is in-process, which one thread explores fastest (workers pay off on live "
-           "services)";
+    return "the world is in-process: it runs breadth-first on --threads instead (workers pay off "
+           "on live services)";
   }
   if (!model.has_world_copies()) {
     return fmt::format(

@@ -5,7 +5,8 @@
 // 32-bit tag), so a state costs about 45 bytes with up to 64 actions, and states the threaded
 // breadth-first search adds level by level (append_level(), set_state()) about 37: they keep no
 // unexplored actions.
-// Strategies read a Graph; only the Explorer writes it. Not thread-safe, except set_state().
+// Strategies read a Graph; only the Explorer writes it. Not thread-safe, except set_state() and
+// enter() as append_level() says.
 #pragma once
 
 #include <cstdint>

@@ -48,7 +48,9 @@ struct Options {
   // on. Used only where the level-synchronous engine applies (Bfs on a byte-image model whose
   // actions all run typed, no before-invariants, call limits, path facts, step limit, coverage
   // target or recorded edges); elsewhere the run has one thread, and with threads > 1 asked for
-  // explicitly the report's warnings say why.
+  // explicitly the report's warnings say why. The model's guards, actions and invariants then run
+  // on several threads at once, each on its own copy of the object: they must not share mutable
+  // state outside it. At most 1024.
   std::uint32_t threads = 0;
   // Stop cleanly (termination kMemory) once the process's resident memory reaches this many
   // bytes, checked every 10 ms of exploring or round of the threaded search, so that a run too

@@ -52,6 +52,31 @@ TEST(Team, AMembersExceptionComesBackFromRun) {
   EXPECT_EQ(calls.load(), 2);
 }
 
+TEST(SpinBarrier, NoMemberPassesBeforeEveryMemberArrived) {
+  constexpr unsigned kMembers = 3;
+  constexpr int kRounds = 2000;
+  SpinBarrier barrier(kMembers);
+  std::atomic<int> arrived{0};
+  std::atomic<int> early{0};
+  std::vector<std::thread> threads;
+  for (unsigned m = 0; m < kMembers; ++m) {
+    threads.emplace_back([&] {
+      for (int r = 0; r < kRounds; ++r) {
+        ++arrived;
+        barrier.arrive_and_wait();
+        // Every member of this round has arrived; none of the next round has passed this
+        // barrier's next use yet, so at most this round's and the next's arrivals are counted.
+        const int seen = arrived.load();
+        if (seen < static_cast<int>(kMembers) * (r + 1)) ++early;
+        barrier.arrive_and_wait();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(early.load(), 0);
+  EXPECT_EQ(arrived.load(), static_cast<int>(kMembers) * kRounds);
+}
+
 TEST(Team, OneMemberIsTheCallerAlone) {
   Team team(1);
   std::thread::id id;

@@ -184,6 +184,23 @@ TEST(Threads, OtherStrategiesRunOnOneThreadAndSaySo) {
   EXPECT_TRUE(quiet->warnings.empty());
 }
 
+TEST(Threads, WorkersAskedForOnAnInMemoryModelLeaveItToThreads) {
+  auto m = grid_model();
+  Options options;
+  options.workers = 2;
+  options.threads = 2;
+  auto want = run_reference(m);
+  ASSERT_TRUE(want) << want.status().message();
+  auto r = run(m, 2, options);
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_EQ(r->warnings.size(), 1u);
+  EXPECT_EQ(r->warnings[0],
+            "2 workers were asked for; running one: the world is in-process: it runs "
+            "breadth-first on --threads instead (workers pay off on live services)");
+  EXPECT_EQ(r->settings.threads, 2u);
+  expect_same(*want, *r);
+}
+
 TEST(MemoryLimit, StopsTheThreadedSearchWithItsReport) {
   auto m = grid_model();
   Options options;
