@@ -20,7 +20,6 @@ PACKAGES=(
   universal-ctags                       # scripts/check-size.sh: file and function sizes
   clang-16 libclang-rt-16-dev llvm-16   # scripts/fuzz.sh: libFuzzer and its symbolizer
   spin
-  libopenmpi-dev openmpi-bin            # prowl::mpi: exploration across machines (mpirun)
 )
 
 missing=()
