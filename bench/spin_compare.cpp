@@ -16,7 +16,15 @@
 //           spin_par_states_per_s=<y> spin_par_speedup=<y / SPIN's -DBFS rate>
 //           ratio_vs_spin_par=<x/y> check=ok|MISMATCH                  (one line)
 //
-// where check=ok means prowl's N-thread counts equal its one-thread counts and BFS_PAR's.
+// where check=ok means prowl's N-thread counts equal its one-thread counts and BFS_PAR's. Where
+// prowl was built with MPI (and unless --no-mpi) it then runs the search over --ranks processes of
+// this machine, as a user does (mpirun -np N bench_bfs --model M --mpi; mpi_runner.hpp), and
+// prints
+//
+//   MPI model=<name> ranks=N prowl_states_per_s=<x> speedup=<x / prowl's one-thread rate>
+//       check=ok|MISMATCH                                              (one line)
+//
+// where check=ok means the N processes found the one-thread run's states and transitions.
 //
 // How the figures are taken:
 //   SPIN states/s     `states, stored` / `pan: elapsed time` (pan's own wall clock; with BFS_PAR
@@ -58,6 +66,7 @@
 #include <fmt/format.h>
 
 #include "models/models.hpp"
+#include "mpi_runner.hpp"
 #include "prowl_runner.hpp"
 #include "spin_runner.hpp"
 
@@ -191,6 +200,8 @@ struct Args {
   int runs = 1;
   int threads = 2;  // prowl's exploring threads and BFS_PAR's cores for the THREADS line
   bool no_threads = false;
+  int ranks = 2;  // processes of the MPI line
+  bool no_mpi = false;
   std::string spin = "spin";
   std::string cc = "gcc";
   std::string model_dir = PROWL_BENCH_SPIN_DIR;
@@ -201,7 +212,7 @@ struct Args {
 void print_usage(std::FILE* to) {
   std::fputs(
       "usage: spin_compare [--large] [--only NAME] [--prowl-only] [--runs N]\n"
-      "                    [--threads N | --no-threads]\n"
+      "                    [--threads N | --no-threads] [--ranks N | --no-mpi]\n"
       "                    [--spin PATH] [--cc PATH] [--models DIR] [--keep]\n"
       "  --large       also explore counters K=7 N=10 (1e7 states) and print the SCALE line\n"
       "  --only NAME   one configuration (counters, orders, philo, counters_1e7, orders_1.6e7,\n"
@@ -214,6 +225,8 @@ void print_usage(std::FILE* to) {
       "  --threads N   the THREADS line: prowl with N threads, SPIN's -DBFS_PAR pan with -uN\n"
       "                (default 2)\n"
       "  --no-threads  no THREADS line\n"
+      "  --ranks N     the MPI line: prowl over N processes under mpirun (default 2)\n"
+      "  --no-mpi      no MPI line\n"
       "  --models DIR  the Promela models (default: the source tree's bench/spin)\n"
       "  --keep        keep the temporary directory with pan.c and pan\n",
       to);
@@ -238,6 +251,11 @@ std::optional<Args> parse_args(int argc, char** argv) {
       a.keep = true;
     } else if (arg == "--no-threads") {
       a.no_threads = true;
+    } else if (arg == "--no-mpi") {
+      a.no_mpi = true;
+    } else if (arg == "--ranks" && (v = value())) {
+      a.ranks = std::atoi(v->c_str());
+      if (a.ranks < 1) return std::nullopt;
     } else if (arg == "--only" && (v = value())) {
       a.only = *v;
     } else if (arg == "--runs" && (v = value())) {
@@ -504,6 +522,35 @@ bool compare_threads(const Config& c, const Args& args, const bench::SpinTools& 
   return ok;
 }
 
+// The MPI line: prowl over --ranks processes, against its one-thread run; false when the run
+// failed or a count disagreed.
+bool compare_mpi(const Config& c, const Args& args, const Baseline& base) {
+#ifdef PROWL_BENCH_MPIRUN
+  const auto m = bench::run_prowl_mpi(PROWL_BENCH_MPIRUN, PROWL_BENCH_BFS, c.name(),
+                                      static_cast<unsigned>(args.ranks), args.runs);
+  if (!m) {
+    fmt::print("MPI model={} ranks={} failed: {}\n", c.name(), args.ranks, m.status().message());
+    return false;
+  }
+  const bool ok = m->states == base.prowl->states && m->transitions == base.prowl->transitions &&
+                  m->findings == 0 && m->termination == "exhausted";
+  const double rate = static_cast<double>(m->states) / m->seconds;
+  const double one_rate = static_cast<double>(base.prowl->states) / base.prowl->seconds;
+  fmt::print("MPI model={} ranks={} prowl_states_per_s={:.0f} speedup={:.3f} check={}\n", c.name(),
+             m->ranks, rate, rate / one_rate, ok ? "ok" : "MISMATCH");
+  if (!ok) {
+    fmt::print("  counts: {} processes {} states {} transitions ({}), one thread {} / {}\n",
+               m->ranks, m->states, m->transitions, m->termination, base.prowl->states,
+               base.prowl->transitions);
+  }
+  std::fflush(stdout);
+  return ok;
+#else
+  (void)c, (void)args, (void)base;
+  return true;
+#endif
+}
+
 // One PARAMS line per parameterised configuration whose hand-written twin ran too: the issue's
 // goal is that parameters cost at most 5% (philo_grouped is hand-written, so its line shows what
 // the order of the actions alone costs).
@@ -545,6 +592,9 @@ int compare(const Args& args) {
     if (!ok) exit_code = kExitFailed;
     // The lines that scale out, each set against the one-thread runs.
     if (base.prowl && !args.no_threads && !compare_threads(c, args, tools, base)) {
+      exit_code = kExitFailed;
+    }
+    if (base.prowl && !args.no_mpi && c.hand_written.empty() && !compare_mpi(c, args, base)) {
       exit_code = kExitFailed;
     }
     if (ok && seconds > 0) seconds_of[c.name()] = seconds;  // a PARAMS line only for good runs

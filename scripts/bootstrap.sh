@@ -20,6 +20,7 @@ PACKAGES=(
   universal-ctags                       # scripts/check-size.sh: file and function sizes
   clang-16 libclang-rt-16-dev llvm-16   # scripts/fuzz.sh: libFuzzer and its symbolizer
   spin
+  libopenmpi-dev openmpi-bin            # prowl::mpi: breadth-first search across processes (--mpi)
 )
 
 missing=()

@@ -17,6 +17,7 @@
 
 #include "prowl/cli/run_main.hpp"
 #include "prowl/explore/options.hpp"
+#include "prowl/explore/ranks.hpp"
 #include "prowl/explore/report.hpp"
 #include "prowl/report/console.hpp"
 #include "prowl/report/format.hpp"
@@ -36,6 +37,10 @@ CLI::Validator size_in_bytes();
 
 // The trace option that records a program's own flag: its name without the leading dashes.
 std::string trace_key(const std::string& flag);
+
+// --mpi: the ranks of the MPI job this process belongs to (ranks_flag.cpp). A usage error when
+// the program was built without MPI or was not started by an MPI launcher.
+Result<std::unique_ptr<Ranks>> start_ranks(const std::string& program);
 
 }  // namespace detail
 
@@ -72,6 +77,7 @@ struct CommandLine::Impl {
   std::uint32_t workers = 1;
   std::uint32_t explore_threads = 0;  // --threads of an exploration (0: every CPU)
   std::uint64_t memory_limit = 0;     // bytes (0: no limit)
+  bool mpi = false;                   // --mpi: one of the ranks of an MPI job
   double time_limit = 0;
   double progress_every = 10;  // seconds between progress lines without a terminal
   double coverage_target = 0;

@@ -206,6 +206,10 @@ void CommandLine::Impl::add_scale_flags() {
                   "SIZE: bytes, or a number with K, M, G or T (4G) (default: no limit)")
       ->type_name("SIZE")
       ->transform(size_in_bytes());
+  app->add_flag("--mpi", mpi,
+                "be one of the processes an MPI launcher started (mpirun -np K PROGRAM --mpi): "
+                "they explore breadth-first together, each the states it owns, and rank 0 "
+                "writes the reports");
 }
 
 void CommandLine::Impl::add_own_flags(bool from_trace) {

@@ -237,7 +237,21 @@ int CommandLine::Impl::explore_model(const Model& model) {
   ProgressLog progress_log(std::cerr, progress_every);
   // Ctrl-C, SIGTERM and SIGHUP (handled since parse()) stop the run at the next step; it still
   // restores the systems and reports (prowl/core/interrupt.hpp).
-  Explorer explorer(model, **made, explore_options(progress, progress_log));
+  std::unique_ptr<Ranks> ranks;
+  if (mpi) {
+    auto started = detail::start_ranks(program);
+    if (!started) {
+      print_error(started.status());
+      return started.status().exit_code();
+    }
+    ranks = std::move(*started);
+  }
+  // Of the processes of an MPI job, rank 0 shows the run and writes the reports.
+  const bool shown = ranks == nullptr || ranks->rank() == 0;
+  Options options = explore_options(progress, progress_log);
+  options.ranks = ranks.get();
+  if (!shown) options.on_progress = nullptr;
+  Explorer explorer(model, **made, std::move(options));
   Result<RunReport> result = explorer.run();
   progress.finish();
   int code = kExitOk;
@@ -248,7 +262,7 @@ int CommandLine::Impl::explore_model(const Model& model) {
   } else {
     code = result->findings.empty() ? kExitOk : kExitFindings;
   }
-  if (report == nullptr) return code;
+  if (report == nullptr || !shown) return interrupts() > 0 ? interrupt_exit_code() : code;
   // A run that failed half-way still shows what it found (unconfirmed).
   if (result || report->stats.states > 0) {
     const ColorChoice choice = color == "always"  ? ColorChoice::kAlways
@@ -380,12 +394,16 @@ namespace {
 // The flags run_main defines itself, for any command: a program's own flag may not take one.
 void check_own_flag_name(const std::string& name) {
   static constexpr std::string_view kReserved[] = {
-      "--help",       "--strategy",       "--seed",         "--max-steps",       "--max-depth",
-      "--time-limit", "--progress-every", "--workers",      "--coverage-target", "--stop-on-first",
-      "--shrink",     "--report",         "--trace-dir",    "--weight",          "--policy",
-      "--walk",       "--quiet",          "--list-actions", "--version",         "--output",
-      "--episodes",   "--budget",         "--states",       "--hidden",          "--network",
-      "--threads",    "--from",           "--memory-limit"};
+      "--help",           "--strategy",  "--seed",
+      "--max-steps",      "--max-depth", "--time-limit",
+      "--progress-every", "--workers",   "--coverage-target",
+      "--stop-on-first",  "--shrink",    "--report",
+      "--trace-dir",      "--weight",    "--policy",
+      "--walk",           "--quiet",     "--list-actions",
+      "--version",        "--output",    "--episodes",
+      "--budget",         "--states",    "--hidden",
+      "--network",        "--threads",   "--from",
+      "--memory-limit",   "--mpi"};
   PROWL_CHECK(std::find(std::begin(kReserved), std::end(kReserved), name) == std::end(kReserved),
               "flag " + name +
                   " is one of run_main's own (prowl/cli/run_main.hpp); give the "

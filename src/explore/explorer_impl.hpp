@@ -186,6 +186,19 @@ struct Explorer::Impl {
   std::string levels_refused() const;
   Status run_levels(detail::Clock::time_point start, unsigned threads, Termination& termination);
   std::uint32_t threads_used = 1;
+  // The search over several processes (ranks.cpp, Options::ranks): why this run cannot use it,
+  // and the search itself. It leaves the totals of every rank and the findings every rank met,
+  // their paths rebuilt, for the report.
+  struct RankSearch;
+  std::string ranks_refused() const;
+  Status run_ranks(detail::Clock::time_point start, Termination& termination);
+  struct RankTotals {
+    std::uint64_t states = 0;
+    std::uint64_t transitions = 0;
+    std::size_t graph_bytes = 0;
+  };
+  std::optional<RankTotals> rank_totals;
+  std::vector<Finding> rank_findings;
   // Whether the process has reached options.memory_limit (read at most every 10 ms of `t`, the
   // seconds since the start; always when force).
   bool over_memory(double t, bool force = false);
@@ -236,6 +249,7 @@ struct Explorer::Impl {
   Status replay_edge(StateId from, ActionId a, StateId to);
   Result<RunReport> run();
   Result<RunReport> explore_and_report();
+  Status search(detail::Clock::time_point start, Termination& termination);
   // One worker on `world` until a limit or the end. REQUIRES: the root is in the graph and
   // expanded.
   Status run_one(detail::Clock::time_point start, Termination& termination);
@@ -263,9 +277,16 @@ struct Explorer::Impl {
   // the time limit and progress calls (due at next_progress) only when `clock`.
   std::optional<Termination> limit_reached(detail::Clock::time_point start, std::uint64_t under_way,
                                            bool clock, double& next_progress);
-  Result<Finding> materialize(const Pending& p);
+  Result<Finding> materialize(const Pending& p) {
+    return settle(finding_of(p), p.source != kNoState);
+  }
+  // A finding as found (at_step: its last step is the one that failed, not a step to the state
+  // that fails) confirmed, shrunk and named as the options say.
+  Result<Finding> settle(Finding f, bool at_step);
   // A finding's steps along the graph's shortest path, without replaying them.
   Finding finding_of(const Pending& p) const;
+  // The finding p with these steps (its path to the failing step, the failing step last).
+  Finding finding_on(const Pending& p, std::vector<TraceStep> steps) const;
 };
 
 }  // namespace prowl

@@ -18,9 +18,6 @@ using detail::Pending;
 using detail::seconds_since;
 
 Finding Explorer::Impl::finding_of(const Pending& p) const {
-  Finding f;
-  f.kind = p.kind;
-  f.message = p.message;
   std::vector<Pair> path;
   if (p.source != kNoState) {
     path = graph->path_to(p.source);
@@ -28,11 +25,20 @@ Finding Explorer::Impl::finding_of(const Pending& p) const {
   } else if (p.at != kNoState) {
     path = graph->path_to(p.at);
   }
-  // Outcomes are known once replayed; until then only the failing step's, as it was found.
+  std::vector<TraceStep> steps;
   for (const Pair& e : path) {
-    f.steps.push_back({model.actions()[e.action].name, step_seed(e.state, e.action), {}, {}, {}});
+    steps.push_back({model.actions()[e.action].name, step_seed(e.state, e.action), {}, {}, {}});
   }
-  if (p.source != kNoState && !f.steps.empty()) {
+  return finding_on(p, std::move(steps));
+}
+
+Finding Explorer::Impl::finding_on(const Pending& p, std::vector<TraceStep> steps) const {
+  Finding f;
+  f.kind = p.kind;
+  f.message = p.message;
+  f.steps = std::move(steps);
+  // Outcomes are known once replayed; until then only the failing step's, as it was found.
+  if (p.action != kNoAction && !f.steps.empty()) {
     f.steps.back().outcome = p.outcome;
     f.steps.back().detail = p.detail;
   }
@@ -104,8 +110,7 @@ bool Explorer::Impl::may_replay() {
   return n == 1 && seconds_since(interrupted_at) < options.confirm_grace;
 }
 
-Result<Finding> Explorer::Impl::materialize(const Pending& p) {
-  Finding f = finding_of(p);
+Result<Finding> Explorer::Impl::settle(Finding f, bool at_step) {
   if (!options.confirm && !options.shrink) {
     f.unconfirmed = "confirmation is off";
   } else if (!may_replay()) {
@@ -155,8 +160,7 @@ Result<Finding> Explorer::Impl::materialize(const Pending& p) {
   if (!r && interrupts() > 0) return f;
   if (!r) return r.status();
   if (r->interrupted) return f;  // a second signal: the steps keep what is known of them
-  const std::size_t replayed =
-      f.confirmed || p.source == kNoState ? f.steps.size() : f.steps.size() - 1;
+  const std::size_t replayed = f.confirmed || !at_step ? f.steps.size() : f.steps.size() - 1;
   for (std::size_t i = 0; i < r->executed.size() && i < replayed; ++i) {
     f.steps[i].action = r->executed[i].action;
     f.steps[i].outcome = r->executed[i].outcome;
@@ -218,7 +222,11 @@ RunReport Explorer::Impl::report_header(Termination termination) {
                      .workers = options.workers,
                      .threads = threads_used,
                      .memory_limit = options.memory_limit};
-  if (graph) {
+  if (rank_totals) {
+    stats.states = rank_totals->states;
+    stats.transitions = rank_totals->transitions;
+    stats.graph_bytes = rank_totals->graph_bytes;
+  } else if (graph) {
     stats.states = graph->num_states();
     stats.transitions = graph->num_transitions();
     stats.graph_bytes = graph->memory_bytes();
@@ -281,6 +289,47 @@ RunReport Explorer::Impl::partial_report(const Status& failure, Termination term
   return report;
 }
 
+// The search by the loop that applies: workers, processes, threads, or the one-thread loop.
+Status Explorer::Impl::search(Clock::time_point start, Termination& termination) {
+  if (options.workers > 1) {
+    if (std::string why = workers_refused(); !why.empty()) {
+      warnings.push_back(
+          fmt::format("{} workers were asked for; running one: {}", options.workers, why));
+    } else if (Status st = run_workers(start, termination); !st) {
+      return st;
+    }
+  }
+  bool levelled = false;
+  if (options.ranks != nullptr) {
+    if (std::string why = ranks_refused(); !why.empty()) {
+      return Status::invalid(fmt::format(
+          "a search over several processes (--mpi) needs breadth-first search of an in-memory "
+          "model, and {}",
+          why));
+    }
+    if (Status st = run_ranks(start, termination); !st) return st;
+    levelled = true;
+  } else if (!workers) {
+    const std::string why = levels_refused();
+    if (why.empty()) {
+      std::size_t threads = options.threads;
+      if (threads == 0) threads = std::max<std::size_t>(1, detail::thread_cpus().size());
+      threads_used = static_cast<std::uint32_t>(threads);
+      if (Status st = run_levels(start, static_cast<unsigned>(threads), termination); !st) {
+        return st;
+      }
+      levelled = true;
+    } else if (options.threads > 1) {
+      warnings.push_back(
+          fmt::format("{} threads were asked for; running one: {}", options.threads, why));
+    }
+  }
+  if (!workers && !levelled) {
+    return run_one(start, termination);
+  }
+  return Status::ok();
+}
+
 Result<RunReport> Explorer::Impl::explore_and_report() {
   started = Clock::now();
   const auto start = started;
@@ -300,33 +349,7 @@ Result<RunReport> Explorer::Impl::explore_and_report() {
   if (Status st = expand(0, *exec); !st) return st;
 
   Termination termination = Termination::kExhausted;
-  if (options.workers > 1) {
-    if (std::string why = workers_refused(); !why.empty()) {
-      warnings.push_back(
-          fmt::format("{} workers were asked for; running one: {}", options.workers, why));
-    } else if (Status st = run_workers(start, termination); !st) {
-      return st;
-    }
-  }
-  bool levelled = false;
-  if (!workers) {
-    const std::string why = levels_refused();
-    if (why.empty()) {
-      std::size_t threads = options.threads;
-      if (threads == 0) threads = std::max<std::size_t>(1, detail::thread_cpus().size());
-      threads_used = static_cast<std::uint32_t>(threads);
-      if (Status st = run_levels(start, static_cast<unsigned>(threads), termination); !st) {
-        return st;
-      }
-      levelled = true;
-    } else if (options.threads > 1) {
-      warnings.push_back(
-          fmt::format("{} threads were asked for; running one: {}", options.threads, why));
-    }
-  }
-  if (!workers && !levelled) {
-    if (Status st = run_one(start, termination); !st) return st;
-  }
+  if (Status st = search(start, termination); !st) return st;
 
   RunReport report = report_header(termination);
   for (const auto& [key, p] : findings.pending()) {
@@ -338,6 +361,11 @@ Result<RunReport> Explorer::Impl::explore_and_report() {
                       "initial state; it is reported unconfirmed",
                       f->name));
     }
+    materialized.push_back(std::move(*f));
+  }
+  for (Finding& found : rank_findings) {
+    auto f = settle(std::move(found), /*at_step=*/true);
+    if (!f) return f.status();
     materialized.push_back(std::move(*f));
   }
   report.findings = std::move(materialized);

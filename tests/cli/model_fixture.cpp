@@ -5,9 +5,17 @@
 //   5 a broken precondition (LogicError) while building the world     (internal error: exit 70)
 //   6 an action that throws                                           (a finding: exit 1)
 //   7 an invariant that fails at 2, and a no-op action to pad traces  (a finding: exit 1)
+//   8 a count to 1000 whose process dies (SIGKILL) on the way when it is rank 1 of an MPI job
+//     (OMPI_COMM_WORLD_RANK=1): the search over several processes must stop
+//   9 a grid with three invariants that fail and an action that throws, every action typed
+//     (findings: exit 1), for the search over several processes
 // Every action reports the value it leaves as its detail.
+#include <csignal>
+#include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "prowl/cli/run_main.hpp"
 #include "prowl/explore/object_model.hpp"
@@ -59,12 +67,52 @@ prowl::ObjectModel<int> make_model(int which) {
   return model;
 }
 
+// Case 8: a count to 1000 whose process dies (SIGKILL) on the way when it is rank 1 of an MPI job.
+prowl::ObjectModel<int> dying_model() {
+  prowl::ObjectModel<int> model("fixture", 0);
+  model.action("count").when([](const int& v) { return v < 1000; }).run([](int& v) {
+    const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+    if (v >= 100 && rank != nullptr && std::string(rank) == "1") std::raise(SIGKILL);
+    ++v;
+  });
+  return model;
+}
+
+struct Grid {
+  std::uint8_t x = 0;
+  std::uint8_t y = 0;
+  std::uint8_t spoiled = 0;
+};
+
+// Case 9: a grid whose invariants fail after several last actions each, and an action that
+// throws, every action typed: what the search over several processes takes (tests/cli/mpi.cmake).
+prowl::ObjectModel<Grid> grid_model() {
+  prowl::ObjectModel<Grid> m("grid", Grid{});
+  m.action("inc_x").when([](const Grid& g) { return g.x < 7; }).run([](Grid& g) { ++g.x; });
+  m.action("inc_y").when([](const Grid& g) { return g.y < 7; }).run([](Grid& g) { ++g.y; });
+  m.action("swap").run([](Grid& g) { std::swap(g.x, g.y); });
+  m.action("glitch").when([](const Grid& g) { return g.x == 3; }).run([](Grid& g) {
+    if (g.y == 2) {
+      g.spoiled = 1;
+      throw std::runtime_error("glitch at y=2");
+    }
+  });
+  m.invariant("sum_small").check([](const Grid& g) { return g.x + g.y < 12; });
+  m.invariant("not_x6y1").severity(prowl::Severity::kCritical).check([](const Grid& g) {
+    return !(g.x == 6 && g.y == 1);
+  });
+  m.invariant("clean").check([](const Grid& g) { return g.spoiled == 0; });
+  return m;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int which = 1;
   prowl::CommandLine command_line;
-  command_line.add_int_flag("--case", "which broken model", &which, 1, 7);
+  command_line.add_int_flag("--case", "which broken model", &which, 1, 9);
   if (auto code = command_line.parse(argc, argv)) return *code;
+  if (which == 8) return command_line.run(dying_model());
+  if (which == 9) return command_line.run(grid_model());
   return command_line.run(make_model(which));
 }

@@ -9,6 +9,8 @@
 
 namespace prowl {
 
+class Ranks;
+
 struct Progress {
   std::uint64_t states = 0;
   std::uint64_t transitions = 0;
@@ -56,6 +58,12 @@ struct Options {
   // bytes, checked every 10 ms of exploring or round of the threaded search, so that a run too
   // big for the machine ends with its report instead of being killed. 0: no limit.
   std::uint64_t memory_limit = 0;
+  // The processes of a search spread over several processes or machines (prowl::mpi's
+  // MpiRanks; docs/scale.md "Many machines"), or null for a search in this process. Each process
+  // runs the same model with the same options and explores the states it owns; every one returns
+  // the same report. Only breadth-first search of a model Options::threads applies to, with at
+  // most 64 invariants; steps are not checked to repeat. Not owned; outlives the run.
+  Ranks* ranks = nullptr;
   double progress_interval = 0.25;  // seconds between on_progress calls
   // Called from the exploring thread (with several workers, from any of theirs, one call at a
   // time).

@@ -1,0 +1,44 @@
+// Ranks: the processes of one breadth-first search spread over several processes (and machines),
+// as the explorer sees them (Options::ranks, docs/scale.md "Many machines"). Each process, a
+// rank, owns the states whose fingerprints hash to it: it keeps their fingerprints, parents and
+// depths, and expands them; every successor goes to its owner, which decides whether it is new.
+// The explorer needs only the few collective operations below; prowl::mpi implements them on MPI
+// (MpiRanks), and tests implement them on threads. Every operation is collective: every rank
+// calls it, in the same order. A failed Status (a rank that died, a broken connection) ends the
+// search with that Status on the ranks that see it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "prowl/core/status.hpp"
+
+namespace prowl {
+
+class Ranks {
+ public:
+  using Buffer = std::vector<unsigned char>;
+
+  virtual ~Ranks() = default;
+
+  // This process's rank, 0 .. size() - 1, and the number of ranks.
+  virtual unsigned rank() const = 0;
+  virtual unsigned size() const = 0;
+
+  // Starts sending out[k] to rank k, for every k (out[rank()] included: it may be moved to
+  // in[rank()]), and receiving what rank k sends this one into in[k], resized to fit. out and in
+  // hold size() buffers and stay as they are until finish_exchange(); at most one exchange is
+  // under way.
+  virtual Status start_exchange(std::span<Buffer> out, std::span<Buffer> in) = 0;
+  virtual Status finish_exchange() = 0;
+
+  // Every rank's values added up, or their maximum, element by element, in place.
+  virtual Status sum(std::span<std::uint64_t> values) = 0;
+  virtual Status max(std::span<std::uint64_t> values) = 0;
+
+  // Rank `root`'s data, on every rank (resized to fit).
+  virtual Status broadcast(Buffer& data, unsigned root) = 0;
+};
+
+}  // namespace prowl

@@ -1,0 +1,177 @@
+// Explorer::Impl::RankSearch: the breadth-first search over several processes (ranks.cpp, with
+// the totals and findings at its end in ranks_findings.cpp). Private to prowl::explore.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "explorer_impl.hpp"
+#include "level_bytes.hpp"
+#include "prowl/core/chunked_vector.hpp"
+#include "prowl/explore/ranks.hpp"
+
+namespace prowl {
+
+namespace detail::ranks {
+
+// What a buffer's first word says about its sender.
+enum Flag : std::uint64_t { kInterrupted = 1, kTimeUp = 2, kFound = 4, kMemory = 8 };
+constexpr std::size_t kHeader = sizeof(std::uint64_t);
+
+// A successor record: fingerprint, source (its id at the sender), action, flags (kViolates: the
+// source fails after-invariants, whose mask follows), then the state's bytes.
+constexpr std::size_t kRecordHead = sizeof(Fingerprint) + 4 + 2 + 2;
+constexpr std::uint16_t kViolates = 1;
+
+template <class T>
+void put(Ranks::Buffer& b, const T& v) {
+  const std::size_t at = b.size();
+  b.resize(at + sizeof(T));
+  std::memcpy(b.data() + at, &v, sizeof(T));
+}
+
+template <class T>
+T get(const unsigned char*& p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  p += sizeof(T);
+  return v;
+}
+
+// A finding as a rank met it: the step (source_rank, source, action) broke it.
+struct Found {
+  std::uint32_t length = 0;
+  std::uint32_t source_rank = 0;
+  StateId source = kNoState;
+  ActionId action = kNoAction;
+  Severity severity = Severity::kHigh;
+  std::string message;
+};
+using FoundKey = std::tuple<int, std::size_t, ActionId>;
+
+// The invariants that fail in a state, and their messages.
+struct Violations {
+  std::uint64_t mask = 0;
+  std::vector<std::pair<std::size_t, std::string>> failures;
+};
+
+// A successor record as read.
+struct Record {
+  Fingerprint fp;
+  StateId source;
+  ActionId action;
+  std::uint64_t mask;  // the after-invariants that fail in the source
+  const unsigned char* bytes;
+};
+
+// A successor taken in phase 3: where its record is.
+struct Taken {
+  Fingerprint fp;
+  unsigned from;
+  const unsigned char* record;
+};
+
+}  // namespace detail::ranks
+
+using namespace detail::ranks;  // NOLINT: the search's own vocabulary
+
+struct Explorer::Impl::RankSearch {
+  Impl& x;
+  Graph& graph;
+  Ranks& ranks;
+  unsigned me;
+  unsigned n;
+  std::size_t size;
+  FingerprintFn hash;
+  unsigned char* live = nullptr;
+  std::vector<unsigned char> root;
+  unsigned root_owner = 0;
+
+  detail::LevelBytes::Pool blocks;
+  detail::LevelBytes frontier;
+  detail::LevelBytes next;
+  StateId level_first = 0;
+  StateId next_first = 0;
+  std::uint32_t depth = 0;
+  std::vector<ActionId> enabled;
+  std::vector<Ranks::Buffer> out[2];
+  std::vector<Ranks::Buffer> in;
+  bool in_flight = false;
+  std::uint64_t flags = 0;  // every rank's, after the last exchange
+  detail::ChunkedVector<std::uint16_t> parent_rank;
+  std::unordered_map<StateId, Violations> violating;
+  std::map<FoundKey, Found> found;
+  std::vector<Taken> taken;
+  std::vector<std::uint64_t> dedupe;  // (tag << 40) | (index in taken + 1)
+  std::uint64_t level_states = 0;
+
+  RankSearch(Impl& impl, Ranks& r)
+      : x(impl),
+        graph(*impl.graph),
+        ranks(r),
+        me(r.rank()),
+        n(r.size()),
+        size(impl.world->system(0).byte_image().size),
+        frontier(size, blocks),
+        next(size, blocks) {}
+
+  unsigned owner(const Fingerprint& fp) const {
+    return static_cast<unsigned>(((fp.hi >> 32) * n) >> 32);
+  }
+  std::size_t round_states() const {
+    return std::clamp<std::size_t>(graph.num_states() / 128, 4096, 65536);
+  }
+  std::uint64_t mask_of(StateId s) const {
+    if (violating.empty()) return 0;
+    const auto it = violating.find(s);
+    return it == violating.end() ? 0 : it->second.mask;
+  }
+
+  void start();
+  Status search(detail::Clock::time_point start, Termination& termination);
+  // A level's rounds; false when the search must stop.
+  Result<bool> level(std::uint64_t rounds, detail::Clock::time_point start);
+  void expand(StateId first, StateId end, std::vector<Ranks::Buffer>& buffers);
+  void error(StateId s, ActionId a, std::uint64_t mask, const unsigned char* src,
+             std::vector<Ranks::Buffer>& buffers);
+  void send(const Fingerprint& fp, StateId s, ActionId a, std::uint64_t mask,
+            std::vector<Ranks::Buffer>& buffers);
+  std::uint64_t local_flags(detail::Clock::time_point start);
+  Status exchange(std::vector<Ranks::Buffer>& buffers);
+  Status finish();
+  void take();
+  // Reads the record at p and moves p past it.
+  Record read_record(const unsigned char*& p) const {
+    Record r;
+    r.fp = get<Fingerprint>(p);
+    r.source = get<StateId>(p);
+    r.action = get<std::uint16_t>(p);
+    r.mask = get<std::uint16_t>(p) & kViolates ? get<std::uint64_t>(p) : 0;
+    r.bytes = p;
+    p += size;
+    return r;
+  }
+  // f(from, record, its fields) for every record received, in rank order and each rank's order.
+  template <class F>
+  void each_record(F&& f) const {
+    for (unsigned from = 0; from < n; ++from) {
+      const Ranks::Buffer& b = in[from];
+      for (const unsigned char* p = b.data() + kHeader; p < b.data() + b.size();) {
+        const unsigned char* at = p;
+        const Record r = read_record(p);
+        f(from, at, r);
+      }
+    }
+  }
+  void add_winners();
+  void known(StateId t, unsigned from, StateId s, ActionId a, std::uint64_t mask);
+  void note(FoundKey key, Found f);
+  Status totals();
+  Status gather_findings();
+  Result<std::vector<TraceStep>> path(unsigned rank, StateId s, ActionId a);
+};
+
+}  // namespace prowl

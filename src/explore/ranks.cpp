@@ -1,0 +1,325 @@
+// The breadth-first search of an in-memory model over several processes (Options::ranks,
+// docs/scale.md "Many machines").
+//
+// Each rank owns the states whose fingerprints hash to it (owner()): its graph holds their
+// fingerprints, depths and parents (a parent is a state of any rank: its local id in the graph,
+// its rank in parent_rank), and it expands them. The search goes level by level, a level in
+// rounds that every rank takes together:
+//   1. expand: the rank runs every enabled action of up to round_states() of its frontier states
+//      and appends each successor (fingerprint, source, action, whether the source fails
+//      invariants, bytes) to the buffer of the successor's owner;
+//   2. exchange: every rank sends each its buffer (Ranks::start_exchange); the rank expands its
+//      next round while the buffers travel, then takes what it received;
+//   3. take: the rank goes through the successors it owns, in rank order and in each rank's
+//      order, keeping the first of each fingerprint it did not know (the winner), and enters the
+//      winners in its graph and its next frontier, checking their after-invariants.
+// Every buffer starts with the sender's flags (interrupted, out of time, found, out of memory),
+// so every rank knows after an exchange whether all must stop, and stops at the same round.
+// Findings are kept per rank, at the step that broke the invariant; at the end every rank learns
+// every rank's, keeps the shortest of each (the lower rank of equally short ones), and rebuilds
+// its path by asking the owner of each state on it for its parent (Ranks::broadcast), so that
+// every rank reports the same findings, confirmed by a replay from the initial state.
+#include <fmt/format.h>
+
+#include "prowl/core/interrupt.hpp"
+#include "rank_search.hpp"
+
+namespace prowl {
+
+using detail::Clock;
+
+std::string Explorer::Impl::ranks_refused() const {
+  if (std::string why = levels_refused(); !why.empty()) return why;
+  if (model.invariants().size() > 64) return "the model has more than 64 invariants";
+  return {};
+}
+
+Status Explorer::Impl::run_ranks(Clock::time_point start, Termination& termination) {
+  RankSearch search(*this, *options.ranks);
+  search.start();
+  if (Status st = search.search(start, termination); !st) return st;
+  if (Status st = search.totals(); !st) return st;
+  if (Status st = search.gather_findings(); !st) return st;
+  // The explorer's world ends at the root, for the replays.
+  std::memcpy(image.live, search.root.data(), search.size);
+  planner->invalidate();
+  return Status::ok();
+}
+
+void Explorer::Impl::RankSearch::start() {
+  x.image_system = &x.world->system(0);
+  x.image = x.image_system->byte_image();
+  x.image_hash = fingerprint_fn(x.image.size);
+  hash = x.image_hash;
+  live = x.image.live;
+  root.assign(live, live + size);
+  for (auto& o : out) o.resize(n);
+  in.resize(n);
+  // Every rank has the root as its state 0 (explore_and_report() added and expanded it), but
+  // only its owner expands it and counts it; the others' enabled counts forget it.
+  std::vector<ActionId> root_actions;
+  graph.take_unexplored(0, root_actions);
+  root_owner = owner(graph.fingerprint(0));
+  if (me != root_owner) {
+    for (ActionId a : root_actions) --x.coverage[a].enabled;
+  }
+  parent_rank.push_back(0);
+  Violations v;
+  x.exec->check(false, [&](std::size_t i, const std::string& msg) {
+    v.mask |= std::uint64_t{1} << i;
+    v.failures.emplace_back(i, msg);
+  });
+  if (v.mask != 0) violating.emplace(0, std::move(v));
+  if (me == root_owner) {
+    frontier.grow(1);
+    std::memcpy(frontier.at(0), root.data(), size);
+  }
+}
+
+Status Explorer::Impl::RankSearch::search(Clock::time_point start, Termination& termination) {
+  std::uint64_t count = me == root_owner ? 1 : 0;
+  for (;; ++depth) {
+    if (x.options.max_depth > 0 && depth >= x.options.max_depth) break;
+    std::uint64_t rounds[1] = {(count + round_states() - 1) / round_states()};
+    if (Status st = ranks.max(rounds); !st) return st;
+    if (rounds[0] == 0) break;
+    next_first = static_cast<StateId>(graph.num_states());
+    level_states = count;
+    auto go_on = level(rounds[0], start);
+    if (!go_on) return go_on.status();
+    if (!*go_on) {
+      if (flags & kFound) {
+        termination = Termination::kFirstFinding;
+      } else if (flags & kInterrupted) {
+        termination = Termination::kInterrupted;
+        if (x.interrupted_at == Clock::time_point{}) x.interrupted_at = Clock::now();
+      } else if (flags & kMemory) {
+        termination = Termination::kMemory;
+      } else {
+        termination = Termination::kTimeLimit;
+      }
+      return Status::ok();
+    }
+    count = graph.num_states() - next_first;
+    level_first = next_first;
+    frontier.clear();
+    frontier.swap(next);
+  }
+  return Status::ok();
+}
+
+Result<bool> Explorer::Impl::RankSearch::level(std::uint64_t rounds, Clock::time_point start) {
+  const std::size_t per = round_states();
+  for (std::uint64_t r = 0; r < rounds; ++r) {
+    std::vector<Ranks::Buffer>& buffers = out[r % 2];
+    const std::uint64_t first = std::min<std::uint64_t>(level_states, r * per);
+    const std::uint64_t end = std::min<std::uint64_t>(level_states, first + per);
+    for (Ranks::Buffer& b : buffers) {
+      b.clear();
+      put(b, local_flags(start));
+    }
+    expand(static_cast<StateId>(level_first + first), static_cast<StateId>(level_first + end),
+           buffers);
+    // The previous round's successors arrived while this one was expanded.
+    if (in_flight) {
+      if (Status st = finish(); !st) return st;
+      if (flags != 0) return false;
+    }
+    frontier.release_below(first);
+    if (Status st = exchange(buffers); !st) return st;
+  }
+  if (Status st = finish(); !st) return st;
+  return flags == 0;
+}
+
+std::uint64_t Explorer::Impl::RankSearch::local_flags(Clock::time_point start) {
+  std::uint64_t f = 0;
+  if (interrupts() > 0) f |= kInterrupted;
+  if (x.options.time_limit > 0 && detail::seconds_since(start) >= x.options.time_limit) {
+    f |= kTimeUp;
+  }
+  if (x.options.stop_on_first && (!found.empty() || !x.findings.pending().empty())) f |= kFound;
+  if (x.over_memory(0, /*force=*/true)) f |= kMemory;
+  return f;
+}
+
+void Explorer::Impl::RankSearch::expand(StateId first, StateId end,
+                                        std::vector<Ranks::Buffer>& buffers) {
+  for (StateId s = first; s < end; ++s) {
+    const unsigned char* src = frontier.at(s - level_first);
+    const std::uint64_t mask = mask_of(s);
+    std::memcpy(live, src, size);
+    x.exec->enabled_actions({}, nullptr, enabled);
+    if (s != 0) {  // the root's were counted when it was expanded first
+      for (ActionId a : enabled) ++x.coverage[a].enabled;
+    }
+    for (ActionId a : enabled) {
+      std::memcpy(live, src, size);
+      ++x.stats.steps;
+      ++x.coverage[a].executed;
+      if (!x.exec->run_typed(a)) {
+        error(s, a, mask, src, buffers);
+        continue;
+      }
+      send(hash(live, size), s, a, mask, buffers);
+    }
+  }
+}
+
+void Explorer::Impl::RankSearch::send(const Fingerprint& fp, StateId s, ActionId a,
+                                      std::uint64_t mask, std::vector<Ranks::Buffer>& buffers) {
+  graph.count_transitions(1);
+  Ranks::Buffer& b = buffers[owner(fp)];
+  const std::size_t at = b.size();
+  b.resize(at + kRecordHead + (mask != 0 ? sizeof mask : 0) + size);
+  unsigned char* p = b.data() + at;
+  const auto action = static_cast<std::uint16_t>(a);
+  const std::uint16_t bits = mask != 0 ? kViolates : 0;
+  std::memcpy(p, &fp, sizeof fp);
+  std::memcpy(p + 16, &s, 4);
+  std::memcpy(p + 20, &action, 2);
+  std::memcpy(p + 22, &bits, 2);
+  p += kRecordHead;
+  if (mask != 0) {
+    std::memcpy(p, &mask, sizeof mask);
+    p += sizeof mask;
+  }
+  std::memcpy(p, live, size);
+}
+
+void Explorer::Impl::RankSearch::error(StateId s, ActionId a, std::uint64_t mask,
+                                       const unsigned char* src,
+                                       std::vector<Ranks::Buffer>& buffers) {
+  // Run it again the general way, which says what it threw.
+  std::memcpy(live, src, size);
+  Outcome outcome = x.exec->run(a, [&] { return x.step_rng(s, a); });
+  if (outcome.kind != Outcome::Kind::kError) {
+    send(hash(live, size), s, a, mask, buffers);
+    return;
+  }
+  if (interrupts() > 0) {  // failed while the run was stopping: not the system's fault
+    --x.stats.steps;
+    --x.coverage[a].executed;
+    return;
+  }
+  ++x.coverage[a].errors;
+  std::vector<std::pair<std::size_t, std::string>> broken;
+  if (x.exec->has_after()) {
+    x.exec->check(false, [&](std::size_t i, const std::string& msg) {
+      if (!((mask >> i) & 1)) broken.emplace_back(i, msg);
+    });
+  }
+  auto [severity, text] =
+      detail::error_with_invariants(x.model, std::move(outcome.message), broken);
+  note({static_cast<int>(FindingKind::kActionError), a, a},
+       {depth + 1, me, s, a, severity, std::move(text)});
+}
+
+Status Explorer::Impl::RankSearch::exchange(std::vector<Ranks::Buffer>& buffers) {
+  if (Status st = ranks.start_exchange(buffers, in); !st) return st;
+  in_flight = true;
+  return Status::ok();
+}
+
+Status Explorer::Impl::RankSearch::finish() {
+  if (!in_flight) return Status::ok();
+  in_flight = false;
+  if (Status st = ranks.finish_exchange(); !st) return st;
+  flags = 0;
+  for (const Ranks::Buffer& b : in) {
+    if (b.size() < kHeader) return Status::internal("a rank sent a buffer without its flags");
+    const unsigned char* p = b.data();
+    flags |= get<std::uint64_t>(p);
+  }
+  take();
+  return Status::ok();
+}
+
+void Explorer::Impl::RankSearch::take() {
+  std::size_t records = 0;
+  for (const Ranks::Buffer& b : in) records += (b.size() - kHeader) / (kRecordHead + size);
+  std::size_t slots = 64;
+  while (slots < 2 * records) slots *= 2;
+  dedupe.assign(slots, 0);
+  taken.clear();
+  const std::size_t mask = slots - 1;
+  each_record([&](unsigned from, const unsigned char* at, const Record& r) {
+    if (const StateId t = graph.find(r.fp); t != kNoState) {
+      known(t, from, r.source, r.action, r.mask);
+      return;
+    }
+    const std::uint64_t tag = r.fp.hi >> 40;
+    for (std::size_t slot = r.fp.lo & mask;; slot = (slot + 1) & mask) {
+      const std::uint64_t v = dedupe[slot];
+      if (v == 0) {
+        dedupe[slot] = (tag << 40) | (taken.size() + 1);
+        taken.push_back({r.fp, from, at});
+        return;
+      }
+      if ((v >> 40) == tag && taken[(v & ((std::uint64_t{1} << 40) - 1)) - 1].fp == r.fp) return;
+    }
+  });
+  const auto round_first = static_cast<StateId>(graph.num_states());
+  add_winners();
+  if (violating.empty()) return;
+  // Steps of this round onto a winner that fails invariants, after the winner's own.
+  each_record([&](unsigned from, const unsigned char* at, const Record& r) {
+    const StateId t = graph.find(r.fp);
+    if (t < round_first || !violating.count(t) || taken[t - round_first].record == at) return;
+    known(t, from, r.source, r.action, r.mask);
+  });
+}
+
+void Explorer::Impl::RankSearch::add_winners() {
+  if (taken.empty()) return;
+  const auto first = static_cast<StateId>(graph.num_states());
+  const std::size_t again = graph.append_level(taken.size(), depth + 1);
+  graph.enter(0, static_cast<StateId>(again));
+  next.grow(graph.num_states() - next_first);
+  x.stats.max_depth = std::max(x.stats.max_depth, depth + 1);
+  for (std::size_t j = 0; j < taken.size(); ++j) {
+    const Taken& w = taken[j];
+    const unsigned char* p = w.record;
+    const Record r = read_record(p);
+    const StateId s = r.source;
+    const ActionId a = r.action;
+    const std::uint64_t source_mask = r.mask;
+    const auto t = static_cast<StateId>(first + j);
+    graph.set_state(t, w.fp, s, a);
+    parent_rank.push_back(static_cast<std::uint16_t>(w.from));
+    std::memcpy(next.at(t - next_first), r.bytes, size);
+    if (!x.exec->has_after()) continue;
+    std::memcpy(live, r.bytes, size);
+    Violations v;
+    x.exec->check(false, [&](std::size_t i, const std::string& msg) {
+      v.mask |= std::uint64_t{1} << i;
+      v.failures.emplace_back(i, msg);
+    });
+    if (v.mask == 0) continue;
+    for (const auto& [i, msg] : v.failures) {
+      if ((source_mask >> i) & 1) continue;  // broken before this step
+      note({static_cast<int>(FindingKind::kInvariant), i, a},
+           {depth + 1, w.from, s, a, x.model.invariants()[i].severity, msg});
+    }
+    violating.emplace(t, std::move(v));
+  }
+}
+
+void Explorer::Impl::RankSearch::known(StateId t, unsigned from, StateId s, ActionId a,
+                                       std::uint64_t source_mask) {
+  if (violating.empty()) return;
+  const auto it = violating.find(t);
+  if (it == violating.end()) return;
+  for (const auto& [i, msg] : it->second.failures) {
+    if ((source_mask >> i) & 1) continue;
+    note({static_cast<int>(FindingKind::kInvariant), i, a},
+         {depth + 1, from, s, a, x.model.invariants()[i].severity, msg});
+  }
+}
+
+void Explorer::Impl::RankSearch::note(FoundKey key, Found f) {
+  // Levels come in order, so the first of a key is the shortest this rank meets.
+  found.try_emplace(key, std::move(f));
+}
+
+}  // namespace prowl

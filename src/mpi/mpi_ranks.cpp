@@ -1,0 +1,254 @@
+// MpiRanks: Ranks on MPI (prowl/mpi/mpi.hpp). Every operation is non-blocking underneath
+// (MPI_Ialltoall, MPI_Isend/MPI_Irecv, MPI_Iallreduce, MPI_Ibcast) and waited for by polling, so
+// that a rank that died is noticed instead of waited for forever: between polls the ranks on this
+// host are checked to be alive (their processes, learnt at the start), and once this process was
+// asked to stop (a launcher stops every rank when one dies) a wait gives up after kStopWait.
+#include "prowl/mpi/mpi.hpp"
+
+#include <mpi.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "prowl/core/interrupt.hpp"
+
+namespace prowl::mpi {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kAliveCheck = std::chrono::milliseconds(20);
+constexpr auto kStopWait = std::chrono::seconds(10);
+constexpr int kExchangeTag = 7;
+
+std::string mpi_error(int code) {
+  std::array<char, MPI_MAX_ERROR_STRING> text{};
+  int len = 0;
+  MPI_Error_string(code, text.data(), &len);
+  return std::string(text.data(), static_cast<std::size_t>(len));
+}
+
+// Whether process `pid` of this host has ended (gone, or a zombie not yet reaped).
+bool ended(long pid) {
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return true;
+  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const std::size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+}  // namespace
+
+bool launched() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    if (std::getenv(name) != nullptr) return true;
+  }
+  return false;
+}
+
+struct MpiRanks::Impl {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::vector<long> pids;
+  std::vector<MPI_Request> requests;
+  std::vector<std::uint64_t> sizes_out, sizes_in;
+  std::span<Buffer> in;
+  bool exchanging = false;
+  bool broken = false;  // a rank died: MPI cannot be finalized with it
+
+  // Waits for `requests`: OK, or the rank that died, or the MPI error.
+  Status wait(const MpiRanks& self, const char* what);
+  Status dead_rank(const MpiRanks& self, const std::string& why);
+};
+
+MpiRanks::MpiRanks() : impl_(std::make_unique<Impl>()) {}
+
+MpiRanks::~MpiRanks() {
+  if (impl_->broken) return;  // finalizing waits for every rank, a dead one too
+  if (impl_->comm != MPI_COMM_NULL) MPI_Comm_free(&impl_->comm);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+Result<std::unique_ptr<MpiRanks>> MpiRanks::start() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized) return Status::internal("MPI was initialized already");
+  int provided = 0;
+  if (int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+      rc != MPI_SUCCESS) {
+    return Status::environment(fmt::format("MPI did not start: {}", mpi_error(rc)));
+  }
+  std::unique_ptr<MpiRanks> r(new MpiRanks());
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_dup(MPI_COMM_WORLD, &r->impl_->comm);
+  MPI_Comm_set_errhandler(r->impl_->comm, MPI_ERRORS_RETURN);
+  int rank = 0;
+  int size = 1;
+  MPI_Comm_rank(r->impl_->comm, &rank);
+  MPI_Comm_size(r->impl_->comm, &size);
+  r->rank_ = static_cast<unsigned>(rank);
+  r->size_ = static_cast<unsigned>(size);
+  // Every rank's host and process, to tell which one died.
+  constexpr int kName = 256;
+  std::vector<char> names(static_cast<std::size_t>(kName) * r->size_, '\0');
+  std::array<char, kName> mine{};
+  ::gethostname(mine.data(), kName - 1);
+  std::vector<long> pids(r->size_);
+  const long pid = ::getpid();
+  if (int rc = MPI_Allgather(mine.data(), kName, MPI_CHAR, names.data(), kName, MPI_CHAR,
+                             r->impl_->comm);
+      rc != MPI_SUCCESS) {
+    return Status::environment(fmt::format("MPI: the ranks did not meet: {}", mpi_error(rc)));
+  }
+  if (int rc = MPI_Allgather(&pid, 1, MPI_LONG, pids.data(), 1, MPI_LONG, r->impl_->comm);
+      rc != MPI_SUCCESS) {
+    return Status::environment(fmt::format("MPI: the ranks did not meet: {}", mpi_error(rc)));
+  }
+  for (unsigned k = 0; k < r->size_; ++k) r->hosts_.emplace_back(&names[k * kName]);
+  r->impl_->pids = std::move(pids);
+  return r;
+}
+
+Status MpiRanks::Impl::dead_rank(const MpiRanks& self, const std::string& why) {
+  for (unsigned k = 0; k < self.size_; ++k) {
+    if (k == self.rank_ || self.hosts_[k] != self.hosts_[self.rank_] || !ended(pids[k])) continue;
+    broken = true;
+    return Status::environment(
+        fmt::format("rank {} (process {} on {}) died; rank {} stops the search over {} processes",
+                    k, pids[k], self.hosts_[k], self.rank_, self.size_));
+  }
+  if (why.empty()) return Status::ok();
+  broken = true;
+  return Status::environment(
+      fmt::format("rank {}: the other ranks stopped answering ({})", self.rank_, why));
+}
+
+Status MpiRanks::Impl::wait(const MpiRanks& self, const char* what) {
+  auto next_check = Clock::now() + kAliveCheck;
+  Clock::time_point stopped{};
+  for (;;) {
+    int done = 0;
+    const int rc =
+        MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) {
+      if (Status st = dead_rank(self, fmt::format("{}: {}", what, mpi_error(rc))); !st) return st;
+    }
+    if (done) {
+      requests.clear();
+      return Status::ok();
+    }
+    const auto now = Clock::now();
+    if (now < next_check) {
+      std::this_thread::yield();
+      continue;
+    }
+    next_check = now + kAliveCheck;
+    if (Status st = dead_rank(self, {}); !st) return st;
+    if (interrupts() > 0) {
+      if (stopped == Clock::time_point{}) stopped = now;
+      if (now - stopped >= kStopWait) {
+        return dead_rank(self, fmt::format("{} did not end within {} s of the interrupt", what,
+                                           kStopWait.count()));
+      }
+    }
+  }
+}
+
+Status MpiRanks::start_exchange(std::span<Buffer> out, std::span<Buffer> in) {
+  Impl& m = *impl_;
+  m.sizes_out.resize(size_);
+  m.sizes_in.assign(size_, 0);
+  for (unsigned k = 0; k < size_; ++k) {
+    if (out[k].size() > static_cast<std::size_t>(INT_MAX)) {
+      return Status::internal(fmt::format("a buffer for rank {} is over 2 GiB", k));
+    }
+    m.sizes_out[k] = out[k].size();
+  }
+  m.requests.resize(1);
+  if (int rc = MPI_Ialltoall(m.sizes_out.data(), 1, MPI_UINT64_T, m.sizes_in.data(), 1,
+                             MPI_UINT64_T, m.comm, &m.requests[0]);
+      rc != MPI_SUCCESS) {
+    return m.dead_rank(*this, mpi_error(rc));
+  }
+  if (Status st = m.wait(*this, "an exchange's sizes"); !st) return st;
+  for (unsigned k = 0; k < size_; ++k) {
+    if (k == rank_) {
+      in[k].swap(out[k]);
+      continue;
+    }
+    in[k].resize(m.sizes_in[k]);
+    MPI_Request recv = MPI_REQUEST_NULL;
+    MPI_Request send = MPI_REQUEST_NULL;
+    int rc = MPI_Irecv(in[k].data(), static_cast<int>(m.sizes_in[k]), MPI_BYTE, static_cast<int>(k),
+                       kExchangeTag, m.comm, &recv);
+    if (rc == MPI_SUCCESS) {
+      rc = MPI_Isend(out[k].data(), static_cast<int>(out[k].size()), MPI_BYTE, static_cast<int>(k),
+                     kExchangeTag, m.comm, &send);
+    }
+    if (rc != MPI_SUCCESS) return m.dead_rank(*this, mpi_error(rc));
+    m.requests.push_back(recv);
+    m.requests.push_back(send);
+  }
+  m.exchanging = true;
+  return Status::ok();
+}
+
+Status MpiRanks::finish_exchange() {
+  if (!impl_->exchanging) return Status::ok();
+  impl_->exchanging = false;
+  return impl_->wait(*this, "an exchange of states");
+}
+
+namespace {
+
+Status reduce(MpiRanks::Impl& m, const MpiRanks& self, std::span<std::uint64_t> values, MPI_Op op) {
+  m.requests.resize(1);
+  if (int rc = MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
+                              MPI_UINT64_T, op, m.comm, &m.requests[0]);
+      rc != MPI_SUCCESS) {
+    return m.dead_rank(self, mpi_error(rc));
+  }
+  return m.wait(self, "a reduction");
+}
+
+}  // namespace
+
+Status MpiRanks::sum(std::span<std::uint64_t> values) {
+  return reduce(*impl_, *this, values, MPI_SUM);
+}
+
+Status MpiRanks::max(std::span<std::uint64_t> values) {
+  return reduce(*impl_, *this, values, MPI_MAX);
+}
+
+Status MpiRanks::broadcast(Buffer& data, unsigned root) {
+  Impl& m = *impl_;
+  std::uint64_t n = data.size();
+  m.requests.resize(1);
+  int rc = MPI_Ibcast(&n, 1, MPI_UINT64_T, static_cast<int>(root), m.comm, &m.requests[0]);
+  if (rc != MPI_SUCCESS) return m.dead_rank(*this, mpi_error(rc));
+  if (Status st = m.wait(*this, "a broadcast"); !st) return st;
+  if (n > static_cast<std::uint64_t>(INT_MAX)) return Status::internal("a broadcast over 2 GiB");
+  data.resize(n);
+  if (n == 0) return Status::ok();
+  m.requests.resize(1);
+  rc = MPI_Ibcast(data.data(), static_cast<int>(n), MPI_BYTE, static_cast<int>(root), m.comm,
+                  &m.requests[0]);
+  if (rc != MPI_SUCCESS) return m.dead_rank(*this, mpi_error(rc));
+  return m.wait(*this, "a broadcast");
+}
+
+}  // namespace prowl::mpi
