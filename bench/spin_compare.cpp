@@ -22,9 +22,11 @@
 // prints
 //
 //   MPI model=<name> ranks=N prowl_states_per_s=<x> speedup=<x / prowl's one-thread rate>
-//       check=ok|MISMATCH                                              (one line)
+//       one_rank_states_per_s=<y> speedup_vs_one_rank=<x/y> check=ok|MISMATCH   (one line)
 //
-// where check=ok means the N processes found the one-thread run's states and transitions.
+// where y is the same program on one rank (mpirun -np 1: the search over processes with nothing
+// to exchange), and check=ok means the N processes and the one found the one-thread run's states
+// and transitions.
 //
 // How the figures are taken:
 //   SPIN states/s     `states, stored` / `pan: elapsed time` (pan's own wall clock; with BFS_PAR
@@ -532,12 +534,24 @@ bool compare_mpi(const Config& c, const Args& args, const Baseline& base) {
     fmt::print("MPI model={} ranks={} failed: {}\n", c.name(), args.ranks, m.status().message());
     return false;
   }
+  // The same program on one rank: what the exchange costs, beside what the ranks gain.
+  const auto one =
+      bench::run_prowl_mpi(PROWL_BENCH_MPIRUN, PROWL_BENCH_BFS, c.name(), 1, args.runs);
+  if (!one) {
+    fmt::print("MPI model={} ranks=1 failed: {}\n", c.name(), one.status().message());
+    return false;
+  }
   const bool ok = m->states == base.prowl->states && m->transitions == base.prowl->transitions &&
-                  m->findings == 0 && m->termination == "exhausted";
+                  m->findings == 0 && m->termination == "exhausted" && one->states == m->states &&
+                  one->transitions == m->transitions;
   const double rate = static_cast<double>(m->states) / m->seconds;
   const double one_rate = static_cast<double>(base.prowl->states) / base.prowl->seconds;
-  fmt::print("MPI model={} ranks={} prowl_states_per_s={:.0f} speedup={:.3f} check={}\n", c.name(),
-             m->ranks, rate, rate / one_rate, ok ? "ok" : "MISMATCH");
+  const double one_rank_rate = static_cast<double>(one->states) / one->seconds;
+  fmt::print(
+      "MPI model={} ranks={} prowl_states_per_s={:.0f} speedup={:.3f} "
+      "one_rank_states_per_s={:.0f} speedup_vs_one_rank={:.3f} check={}\n",
+      c.name(), m->ranks, rate, rate / one_rate, one_rank_rate, rate / one_rank_rate,
+      ok ? "ok" : "MISMATCH");
   if (!ok) {
     fmt::print("  counts: {} processes {} states {} transitions ({}), one thread {} / {}\n",
                m->ranks, m->states, m->transitions, m->termination, base.prowl->states,

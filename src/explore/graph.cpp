@@ -99,7 +99,7 @@ std::size_t Graph::append_level(std::size_t n, std::uint32_t depth) {
   return in_table;
 }
 
-void Graph::set_state(StateId s, const Fingerprint& fp, StateId parent, ActionId action) {
+void Graph::store(StateId s, const Fingerprint& fp, StateId parent, ActionId action) {
   fps_[s] = fp;
   parents_[s] = parent;
   if (narrow_actions_) {
@@ -107,7 +107,20 @@ void Graph::set_state(StateId s, const Fingerprint& fp, StateId parent, ActionId
   } else {
     actions_[s] = action;
   }
+}
+
+void Graph::set_state(StateId s, const Fingerprint& fp, StateId parent, ActionId action) {
+  store(s, fp, parent, action);
   insert<true>(s, fp);
+}
+
+StateId Graph::append(const Fingerprint& fp, StateId parent, ActionId action, std::uint32_t depth) {
+  const auto id = static_cast<StateId>(fps_.size());
+  const std::size_t again = append_level(1, depth);
+  for (StateId s = 0; s < again; ++s) insert<false>(s, fps_[s]);
+  store(id, fp, parent, action);
+  insert<false>(id, fp);
+  return id;
 }
 
 void Graph::enter(StateId first, StateId end) {

@@ -41,6 +41,18 @@ T get(const unsigned char*& p) {
   return v;
 }
 
+// A successor about to arrive at its owner (RankSearch::arrive()).
+struct Arrival {
+  Fingerprint fp;
+  unsigned from;
+  StateId source;
+  ActionId action;
+  std::uint64_t mask;
+  const unsigned char* bytes;
+};
+// Arrivals wait in batches of this many while their table slots are fetched.
+constexpr std::size_t kBatch = 32;
+
 // A finding as a rank met it: the step (source_rank, source, action) broke it.
 struct Found {
   std::uint32_t length = 0;
@@ -67,13 +79,6 @@ struct Record {
   const unsigned char* bytes;
 };
 
-// A successor taken in phase 3: where its record is.
-struct Taken {
-  Fingerprint fp;
-  unsigned from;
-  const unsigned char* record;
-};
-
 }  // namespace detail::ranks
 
 using namespace detail::ranks;  // NOLINT: the search's own vocabulary
@@ -97,15 +102,16 @@ struct Explorer::Impl::RankSearch {
   StateId next_first = 0;
   std::uint32_t depth = 0;
   std::vector<ActionId> enabled;
+  std::vector<Arrival> batch;
+  std::vector<unsigned char> own_bytes;  // the bytes of the batch's successors of this rank
   std::vector<Ranks::Buffer> out[2];
   std::vector<Ranks::Buffer> in;
+  std::vector<std::size_t> used;  // bytes written to each buffer of the round
   bool in_flight = false;
   std::uint64_t flags = 0;  // every rank's, after the last exchange
   detail::ChunkedVector<std::uint16_t> parent_rank;
   std::unordered_map<StateId, Violations> violating;
   std::map<FoundKey, Found> found;
-  std::vector<Taken> taken;
-  std::vector<std::uint64_t> dedupe;  // (tag << 40) | (index in taken + 1)
   std::uint64_t level_states = 0;
 
   RankSearch(Impl& impl, Ranks& r)
@@ -122,7 +128,7 @@ struct Explorer::Impl::RankSearch {
     return static_cast<unsigned>(((fp.hi >> 32) * n) >> 32);
   }
   std::size_t round_states() const {
-    return std::clamp<std::size_t>(graph.num_states() / 128, 4096, 65536);
+    return std::clamp<std::size_t>(graph.num_states() / 128, 4096, 16384);
   }
   std::uint64_t mask_of(StateId s) const {
     if (violating.empty()) return 0;
@@ -154,19 +160,23 @@ struct Explorer::Impl::RankSearch {
     p += size;
     return r;
   }
-  // f(from, record, its fields) for every record received, in rank order and each rank's order.
+  // f(from, record) for every record received, in rank order and each rank's order.
   template <class F>
   void each_record(F&& f) const {
     for (unsigned from = 0; from < n; ++from) {
       const Ranks::Buffer& b = in[from];
       for (const unsigned char* p = b.data() + kHeader; p < b.data() + b.size();) {
-        const unsigned char* at = p;
-        const Record r = read_record(p);
-        f(from, at, r);
+        f(from, read_record(p));
       }
     }
   }
-  void add_winners();
+  // Queues an arrival, and lets the batch arrive once full; flush() lets it arrive now.
+  void queue(const Arrival& arrival);
+  void flush();
+  // Step (s, a) of rank `from` reached fp, a state this rank owns: a known one's findings, or a
+  // new state (its bytes `bytes`) entered in the graph and the next level, and checked.
+  void arrive(const Fingerprint& fp, unsigned from, StateId s, ActionId a,
+              std::uint64_t source_mask, const unsigned char* bytes);
   void known(StateId t, unsigned from, StateId s, ActionId a, std::uint64_t mask);
   void note(FoundKey key, Found f);
   Status totals();

@@ -6,13 +6,14 @@
 // its rank in parent_rank), and it expands them. The search goes level by level, a level in
 // rounds that every rank takes together:
 //   1. expand: the rank runs every enabled action of up to round_states() of its frontier states
-//      and appends each successor (fingerprint, source, action, whether the source fails
-//      invariants, bytes) to the buffer of the successor's owner;
+//      and appends each successor another rank owns (fingerprint, source, action, whether the
+//      source fails invariants, bytes) to the buffer of its owner;
 //   2. exchange: every rank sends each its buffer (Ranks::start_exchange); the rank expands its
 //      next round while the buffers travel, then takes what it received;
-//   3. take: the rank goes through the successors it owns, in rank order and in each rank's
-//      order, keeping the first of each fingerprint it did not know (the winner), and enters the
-//      winners in its graph and its next frontier, checking their after-invariants.
+//   3. take: the rank goes through the successors it received, in rank order and in each rank's
+//      order, and enters each whose fingerprint it does not know in its graph and its next
+//      frontier, checking its after-invariants (arrive()).
+// A successor the rank owns itself does not wait for the exchange: it arrives at once.
 // Every buffer starts with the sender's flags (interrupted, out of time, found, out of memory),
 // so every rank knows after an exchange whether all must stop, and stops at the same round.
 // Findings are kept per rank, at the step that broke the invariant; at the end every rank learns
@@ -53,8 +54,11 @@ void Explorer::Impl::RankSearch::start() {
   hash = x.image_hash;
   live = x.image.live;
   root.assign(live, live + size);
+  own_bytes.resize(kBatch * size);
+  batch.reserve(kBatch);
   for (auto& o : out) o.resize(n);
   in.resize(n);
+  used.resize(n);
   // Every rank has the root as its state 0 (explore_and_report() added and expanded it), but
   // only its owner expands it and counts it; the others' enabled counts forget it.
   std::vector<ActionId> root_actions;
@@ -114,12 +118,17 @@ Result<bool> Explorer::Impl::RankSearch::level(std::uint64_t rounds, Clock::time
     std::vector<Ranks::Buffer>& buffers = out[r % 2];
     const std::uint64_t first = std::min<std::uint64_t>(level_states, r * per);
     const std::uint64_t end = std::min<std::uint64_t>(level_states, first + per);
-    for (Ranks::Buffer& b : buffers) {
-      b.clear();
-      put(b, local_flags(start));
+    // Each buffer at its full capacity while records are written, cut to them after.
+    const std::uint64_t flags_now = local_flags(start);
+    for (unsigned k = 0; k < n; ++k) {
+      Ranks::Buffer& b = buffers[k];
+      b.resize(std::max<std::size_t>(b.capacity(), 4096));
+      std::memcpy(b.data(), &flags_now, kHeader);
+      used[k] = kHeader;
     }
     expand(static_cast<StateId>(level_first + first), static_cast<StateId>(level_first + end),
            buffers);
+    for (unsigned k = 0; k < n; ++k) buffers[k].resize(used[k]);
     // The previous round's successors arrived while this one was expanded.
     if (in_flight) {
       if (Status st = finish(); !st) return st;
@@ -146,6 +155,7 @@ std::uint64_t Explorer::Impl::RankSearch::local_flags(Clock::time_point start) {
 void Explorer::Impl::RankSearch::expand(StateId first, StateId end,
                                         std::vector<Ranks::Buffer>& buffers) {
   for (StateId s = first; s < end; ++s) {
+    if ((s & 63) == 0 && in_flight) ranks.progress();
     const unsigned char* src = frontier.at(s - level_first);
     const std::uint64_t mask = mask_of(s);
     std::memcpy(live, src, size);
@@ -164,14 +174,24 @@ void Explorer::Impl::RankSearch::expand(StateId first, StateId end,
       send(hash(live, size), s, a, mask, buffers);
     }
   }
+  flush();
 }
 
 void Explorer::Impl::RankSearch::send(const Fingerprint& fp, StateId s, ActionId a,
                                       std::uint64_t mask, std::vector<Ranks::Buffer>& buffers) {
   graph.count_transitions(1);
-  Ranks::Buffer& b = buffers[owner(fp)];
-  const std::size_t at = b.size();
-  b.resize(at + kRecordHead + (mask != 0 ? sizeof mask : 0) + size);
+  const unsigned to = owner(fp);
+  if (to == me) {  // this rank's own: known, or new and added now
+    unsigned char* bytes = own_bytes.data() + batch.size() * size;
+    std::memcpy(bytes, live, size);
+    queue({fp, me, s, a, mask, bytes});
+    return;
+  }
+  Ranks::Buffer& b = buffers[to];
+  const std::size_t at = used[to];
+  const std::size_t length = kRecordHead + (mask != 0 ? sizeof mask : 0) + size;
+  if (at + length > b.size()) b.resize(std::max(2 * b.size(), at + length));
+  used[to] = at + length;
   unsigned char* p = b.data() + at;
   const auto action = static_cast<std::uint16_t>(a);
   const std::uint16_t bits = mask != 0 ? kViolates : 0;
@@ -236,73 +256,50 @@ Status Explorer::Impl::RankSearch::finish() {
 }
 
 void Explorer::Impl::RankSearch::take() {
-  std::size_t records = 0;
-  for (const Ranks::Buffer& b : in) records += (b.size() - kHeader) / (kRecordHead + size);
-  std::size_t slots = 64;
-  while (slots < 2 * records) slots *= 2;
-  dedupe.assign(slots, 0);
-  taken.clear();
-  const std::size_t mask = slots - 1;
-  each_record([&](unsigned from, const unsigned char* at, const Record& r) {
-    if (const StateId t = graph.find(r.fp); t != kNoState) {
-      known(t, from, r.source, r.action, r.mask);
-      return;
-    }
-    const std::uint64_t tag = r.fp.hi >> 40;
-    for (std::size_t slot = r.fp.lo & mask;; slot = (slot + 1) & mask) {
-      const std::uint64_t v = dedupe[slot];
-      if (v == 0) {
-        dedupe[slot] = (tag << 40) | (taken.size() + 1);
-        taken.push_back({r.fp, from, at});
-        return;
-      }
-      if ((v >> 40) == tag && taken[(v & ((std::uint64_t{1} << 40) - 1)) - 1].fp == r.fp) return;
-    }
+  each_record([&](unsigned from, const Record& r) {
+    queue({r.fp, from, r.source, r.action, r.mask, r.bytes});
   });
-  const auto round_first = static_cast<StateId>(graph.num_states());
-  add_winners();
-  if (violating.empty()) return;
-  // Steps of this round onto a winner that fails invariants, after the winner's own.
-  each_record([&](unsigned from, const unsigned char* at, const Record& r) {
-    const StateId t = graph.find(r.fp);
-    if (t < round_first || !violating.count(t) || taken[t - round_first].record == at) return;
-    known(t, from, r.source, r.action, r.mask);
-  });
+  flush();
 }
 
-void Explorer::Impl::RankSearch::add_winners() {
-  if (taken.empty()) return;
-  const auto first = static_cast<StateId>(graph.num_states());
-  const std::size_t again = graph.append_level(taken.size(), depth + 1);
-  graph.enter(0, static_cast<StateId>(again));
-  next.grow(graph.num_states() - next_first);
-  x.stats.max_depth = std::max(x.stats.max_depth, depth + 1);
-  for (std::size_t j = 0; j < taken.size(); ++j) {
-    const Taken& w = taken[j];
-    const unsigned char* p = w.record;
-    const Record r = read_record(p);
-    const StateId s = r.source;
-    const ActionId a = r.action;
-    const std::uint64_t source_mask = r.mask;
-    const auto t = static_cast<StateId>(first + j);
-    graph.set_state(t, w.fp, s, a);
-    parent_rank.push_back(static_cast<std::uint16_t>(w.from));
-    std::memcpy(next.at(t - next_first), r.bytes, size);
-    if (!x.exec->has_after()) continue;
-    std::memcpy(live, r.bytes, size);
-    Violations v;
-    x.exec->check(false, [&](std::size_t i, const std::string& msg) {
-      v.mask |= std::uint64_t{1} << i;
-      v.failures.emplace_back(i, msg);
-    });
-    if (v.mask == 0) continue;
-    for (const auto& [i, msg] : v.failures) {
-      if ((source_mask >> i) & 1) continue;  // broken before this step
-      note({static_cast<int>(FindingKind::kInvariant), i, a},
-           {depth + 1, w.from, s, a, x.model.invariants()[i].severity, msg});
-    }
-    violating.emplace(t, std::move(v));
+void Explorer::Impl::RankSearch::queue(const Arrival& arrival) {
+  graph.prefetch(arrival.fp);
+  batch.push_back(arrival);
+  if (batch.size() == kBatch) flush();
+}
+
+void Explorer::Impl::RankSearch::flush() {
+  // The table's slots were fetched as the arrivals queued; now their states' fingerprints.
+  for (const Arrival& b : batch) graph.prefetch_state(b.fp);
+  for (const Arrival& b : batch) arrive(b.fp, b.from, b.source, b.action, b.mask, b.bytes);
+  batch.clear();
+}
+
+void Explorer::Impl::RankSearch::arrive(const Fingerprint& fp, unsigned from, StateId s, ActionId a,
+                                        std::uint64_t source_mask, const unsigned char* bytes) {
+  if (const StateId known_state = graph.find(fp); known_state != kNoState) {
+    known(known_state, from, s, a, source_mask);
+    return;
   }
+  const StateId t = graph.append(fp, s, a, depth + 1);
+  parent_rank.push_back(static_cast<std::uint16_t>(from));
+  next.grow(1);
+  std::memcpy(next.at(t - next_first), bytes, size);
+  x.stats.max_depth = std::max(x.stats.max_depth, depth + 1);
+  if (!x.exec->has_after()) return;
+  if (bytes != live) std::memcpy(live, bytes, size);
+  Violations v;
+  x.exec->check(false, [&](std::size_t i, const std::string& msg) {
+    v.mask |= std::uint64_t{1} << i;
+    v.failures.emplace_back(i, msg);
+  });
+  if (v.mask == 0) return;
+  for (const auto& [i, msg] : v.failures) {
+    if ((source_mask >> i) & 1) continue;  // broken before this step
+    note({static_cast<int>(FindingKind::kInvariant), i, a},
+         {depth + 1, from, s, a, x.model.invariants()[i].severity, msg});
+  }
+  violating.emplace(t, std::move(v));
 }
 
 void Explorer::Impl::RankSearch::known(StateId t, unsigned from, StateId s, ActionId a,

@@ -212,6 +212,15 @@ Status MpiRanks::finish_exchange() {
   return impl_->wait(*this, "an exchange of states");
 }
 
+void MpiRanks::progress() {
+  Impl& m = *impl_;
+  if (!m.exchanging || m.requests.empty()) return;
+  // Testing completes nothing for the caller: finish_exchange() still waits for every request.
+  int flag = 0;
+  MPI_Testall(static_cast<int>(m.requests.size()), m.requests.data(), &flag, MPI_STATUSES_IGNORE);
+  if (flag) m.requests.clear();
+}
+
 namespace {
 
 Status reduce(MpiRanks::Impl& m, const MpiRanks& self, std::span<std::uint64_t> values, MPI_Op op) {

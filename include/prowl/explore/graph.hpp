@@ -65,6 +65,11 @@ class Graph final : public StateTree {
   std::size_t append_level(std::size_t n, std::uint32_t depth);
   void set_state(StateId s, const Fingerprint& fp, StateId parent, ActionId action);
   void enter(StateId first, StateId end);
+  // Adds a state whose fingerprint is not in the graph, of depth `depth` (not less than any
+  // state's), with no unexplored actions, reached by `action` from `parent`, which is not looked at
+  // (in the search over several processes it is a state of another process's graph). Returns its
+  // id.
+  StateId append(const Fingerprint& fp, StateId parent, ActionId action, std::uint32_t depth);
   // Counts n executed transitions (without their edges).
   void count_transitions(std::uint64_t n) { transitions_ += n; }
 
@@ -106,6 +111,8 @@ class Graph final : public StateTree {
   template <bool kAtomic>
   void insert(StateId s, const Fingerprint& fp);
   std::size_t slot_of(const Fingerprint& fp) const;
+  // Writes state s's fingerprint, parent and parent action (not its table slot).
+  void store(StateId s, const Fingerprint& fp, StateId parent, ActionId action);
   // A fingerprint's first slot: its low word scaled to the table's size.
   std::size_t home(const Fingerprint& fp) const {
     return static_cast<std::size_t>((static_cast<unsigned __int128>(fp.lo) * table_size_) >> 64);

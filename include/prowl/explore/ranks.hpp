@@ -32,6 +32,10 @@ class Ranks {
   // under way.
   virtual Status start_exchange(std::span<Buffer> out, std::span<Buffer> in) = 0;
   virtual Status finish_exchange() = 0;
+  // Lets an exchange under way move on while this rank does other work (a transport that moves
+  // data only when asked to, as MPI does for large messages); called often between
+  // start_exchange() and finish_exchange().
+  virtual void progress() {}
 
   // Every rank's values added up, or their maximum, element by element, in place.
   virtual Status sum(std::span<std::uint64_t> values) = 0;

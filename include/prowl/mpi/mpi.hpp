@@ -34,6 +34,7 @@ class MpiRanks final : public Ranks {
   unsigned size() const override { return size_; }
   Status start_exchange(std::span<Buffer> out, std::span<Buffer> in) override;
   Status finish_exchange() override;
+  void progress() override;
   Status sum(std::span<std::uint64_t> values) override;
   Status max(std::span<std::uint64_t> values) override;
   Status broadcast(Buffer& data, unsigned root) override;
