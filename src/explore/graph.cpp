@@ -10,7 +10,6 @@ namespace prowl {
 
 namespace {
 constexpr std::size_t kInitialSlots = 1024;
-inline std::uint64_t tag_of(const Fingerprint& fp) { return fp.hi >> 32; }
 }  // namespace
 
 Graph::Graph(std::size_t num_actions)
@@ -18,30 +17,39 @@ Graph::Graph(std::size_t num_actions)
       words_(std::max<std::size_t>(1, (num_actions + 63) / 64)),
       narrow_actions_(num_actions < 0xffff),
       slots_(kInitialSlots),
-      table_size_(kInitialSlots) {}
+      table_size_(kInitialSlots) {
+  size_ids(kInitialSlots);
+}
+
+void Graph::size_ids(std::size_t table_size) {
+  // Ids below the table's size (it is never more than three quarters full): id + 1 takes the
+  // low bits of a slot, and the fingerprint's top bits fill the rest as its tag.
+  id_bits_ = std::min<unsigned>(32, static_cast<unsigned>(std::bit_width(table_size)));
+  id_mask_ = id_bits_ == 32 ? 0xffffffffu : (std::uint32_t{1} << id_bits_) - 1;
+}
 
 std::size_t Graph::slot_of(const Fingerprint& fp) const {
-  const std::uint64_t tag = tag_of(fp);
+  const std::uint32_t tag = tag_of(fp);
   std::size_t i = home(fp);
   for (;;) {
-    const std::uint64_t slot = slots_[i];
+    const std::uint32_t slot = slots_[i];
     if (slot == 0) return i;
-    if ((slot >> 32) == tag && fps_[(slot & 0xffffffffu) - 1] == fp) return i;
+    if ((slot & ~id_mask_) == tag && fps_[(slot & id_mask_) - 1] == fp) return i;
     i = next_slot(i);
   }
 }
 
 StateId Graph::find(const Fingerprint& fp) const {
-  const std::uint64_t slot = slots_[slot_of(fp)];
-  return slot == 0 ? kNoState : static_cast<StateId>((slot & 0xffffffffu) - 1);
+  const std::uint32_t slot = slots_[slot_of(fp)];
+  return slot == 0 ? kNoState : static_cast<StateId>((slot & id_mask_) - 1);
 }
 
 std::pair<StateId, bool> Graph::add(const Fingerprint& fp, StateId parent, ActionId action) {
   const std::size_t i = slot_of(fp);
-  const std::uint64_t slot = slots_[i];
+  const std::uint32_t slot = slots_[i];
   const std::uint32_t depth = parent == kNoState ? 0 : this->depth(parent) + 1;
   if (slot != 0) {
-    const auto id = static_cast<StateId>((slot & 0xffffffffu) - 1);
+    const auto id = static_cast<StateId>((slot & id_mask_) - 1);
     // Layered, depth(id) > depth exactly when id lies beyond the first state of layer depth+1.
     const bool deeper = layered_ ? depth + 1 < layer_start_.size() && id >= layer_start_[depth + 1]
                                  : depth < depths_[id];
@@ -71,7 +79,7 @@ std::pair<StateId, bool> Graph::add(const Fingerprint& fp, StateId parent, Actio
   }
   for (std::size_t w = 0; w < words_; ++w) masks_.push_back(0);
   ++masked_;
-  slots_[i] = (tag_of(fp) << 32) | (static_cast<std::uint64_t>(id) + 1);
+  slots_[i] = tag_of(fp) | (id + 1);
   if (fps_.size() * 4 >= table_size_ * 3) grow(fps_.size());
   return {id, true};
 }
@@ -129,14 +137,14 @@ void Graph::enter(StateId first, StateId end) {
 
 template <bool kAtomic>
 void Graph::insert(StateId s, const Fingerprint& fp) {
-  const std::uint64_t value = (tag_of(fp) << 32) | (static_cast<std::uint64_t>(s) + 1);
+  const std::uint32_t value = tag_of(fp) | (s + 1);
   std::size_t i = home(fp);
   if constexpr (kAtomic) {
     // Lock-free: fp is absent, so the first empty slot of its probe sequence that this thread
     // wins is its place. Other threads only ever fill empty slots.
     for (;; i = next_slot(i)) {
-      std::atomic_ref<std::uint64_t> slot(slots_[i]);
-      std::uint64_t empty = 0;
+      std::atomic_ref<std::uint32_t> slot(slots_[i]);
+      std::uint32_t empty = 0;
       if (slot.load(std::memory_order_relaxed) == 0 &&
           slot.compare_exchange_strong(empty, value, std::memory_order_relaxed)) {
         return;
@@ -174,8 +182,9 @@ void Graph::new_table() {
   while (fps_.size() * 4 >= size * 3) size += size / 2;
   size = (size + 511) & ~std::size_t{511};  // whole pages of slots
   slots_ = {};                              // freed before the new table is touched
-  slots_ = detail::HugeArray<std::uint64_t>(size);
+  slots_ = detail::HugeArray<std::uint32_t>(size);
   table_size_ = size;
+  size_ids(size);
 }
 
 void Graph::grow(std::size_t in_table) {

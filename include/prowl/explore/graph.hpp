@@ -41,8 +41,8 @@ class Graph final : public StateTree {
   void prefetch(const Fingerprint& fp) const { __builtin_prefetch(&slots_[home(fp)]); }
   // After prefetch(): hints the CPU to load the stored fingerprint of the state in fp's slot.
   void prefetch_state(const Fingerprint& fp) const {
-    const std::uint64_t slot = slots_[home(fp)];
-    if (slot != 0) __builtin_prefetch(&fps_[(slot & 0xffffffffu) - 1]);
+    const std::uint32_t slot = slots_[home(fp)];
+    if (slot != 0) __builtin_prefetch(&fps_[(slot & id_mask_) - 1]);
   }
 
   // Counts one executed transition and, when edges are recorded, keeps it.
@@ -148,8 +148,18 @@ class Graph final : public StateTree {
   mutable std::uint32_t layer_cache_depth_ = 0;
   detail::ChunkedVector<std::uint64_t> masks_;
   std::size_t masked_ = 0;  // states below this have masks; append_level()'s have none
-  detail::HugeArray<std::uint64_t> slots_;  // 0 empty; else (tag << 32) | (id + 1)
+  // 0 empty; else the fingerprint's tag | (id + 1), where id_bits_ is the width of the table's
+  // size: four bytes a slot, the tag as wide as ids leave. The tag is the top 32 - id_bits_ bits
+  // of fp.lo's low word: home() places by fp.lo's high bits, and threads and ranks share states
+  // out by fp.hi's.
+  detail::HugeArray<std::uint32_t> slots_;
   std::size_t table_size_;
+  unsigned id_bits_ = 32;
+  std::uint32_t id_mask_ = 0xffffffffu;
+  void size_ids(std::size_t table_size);
+  std::uint32_t tag_of(const Fingerprint& fp) const {
+    return static_cast<std::uint32_t>(fp.lo) & ~id_mask_;
+  }
   std::uint64_t transitions_ = 0;
   std::uint64_t unexplored_ = 0;
   bool record_edges_ = false;
