@@ -129,6 +129,8 @@ struct CommandLine::Impl {
   std::optional<int> check_explore_flags();
   int run(const Model& model);
   int explore_model(const Model& model);
+  // Explores, shows the run and writes its reports (rank 0's, of several processes).
+  int explore_and_show(const Model& model, Strategy& strategy, Ranks* ranks);
   std::optional<int> check_model(const Model& model) const;
   std::optional<int> check_outputs() const;
   Options explore_options(ProgressLine& progress, ProgressLog& progress_log) const;

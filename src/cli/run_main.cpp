@@ -217,6 +217,21 @@ int CommandLine::Impl::run(const Model& model) {
   return explore_model(model);
 }
 
+namespace {
+// Runs fn, turning programming errors and unexpected exceptions into kExitInternal.
+template <class F>
+auto guarded(const std::string& program, F&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const LogicError& e) {
+    std::cerr << fmt::format("{}: internal error: {}\n", program, e.what());
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("{}: internal error: unexpected exception: {}\n", program, e.what());
+  }
+  return kExitInternal;
+}
+}  // namespace
+
 int CommandLine::Impl::explore_model(const Model& model) {
   if (std::optional<int> code = check_model(model)) return *code;
   StrategySpec spec = *parse_strategy_spec(strategy);  // checked by parse()
@@ -228,15 +243,6 @@ int CommandLine::Impl::explore_model(const Model& model) {
     return made.status().exit_code();
   }
   if (std::optional<int> code = check_outputs()) return *code;
-  // A report on standard output has it to itself: the console report goes to standard error.
-  const bool report_to_stdout = std::any_of(
-      reports.begin(), reports.end(), [](const ReportSpec& spec) { return spec.to_stdout(); });
-  std::ostream& console = report_to_stdout ? std::cerr : std::cout;
-
-  ProgressLine progress(std::cerr);
-  ProgressLog progress_log(std::cerr, progress_every);
-  // Ctrl-C, SIGTERM and SIGHUP (handled since parse()) stop the run at the next step; it still
-  // restores the systems and reports (prowl/core/interrupt.hpp).
   std::unique_ptr<Ranks> ranks;
   if (mpi) {
     auto started = detail::start_ranks(program);
@@ -246,14 +252,33 @@ int CommandLine::Impl::explore_model(const Model& model) {
     }
     ranks = std::move(*started);
   }
+  // An exception is turned into its exit code here, as parse() and run() would, so that a rank
+  // says what went wrong before it ends the job (Ranks::end(): an error of its own).
+  const int code = guarded(program, [&] { return explore_and_show(model, **made, ranks.get()); });
+  if (ranks) ranks->end(code);
+  return code;
+}
+
+int CommandLine::Impl::explore_and_show(const Model& model, Strategy& strategy, Ranks* ranks) {
+  // A report on standard output has it to itself: the console report goes to standard error.
+  const bool report_to_stdout = std::any_of(
+      reports.begin(), reports.end(), [](const ReportSpec& spec) { return spec.to_stdout(); });
+  std::ostream& console = report_to_stdout ? std::cerr : std::cout;
+
+  ProgressLine progress(std::cerr);
+  ProgressLog progress_log(std::cerr, progress_every);
   // Of the processes of an MPI job, rank 0 shows the run and writes the reports.
   const bool shown = ranks == nullptr || ranks->rank() == 0;
   Options options = explore_options(progress, progress_log);
-  options.ranks = ranks.get();
+  options.ranks = ranks;
   if (!shown) options.on_progress = nullptr;
-  Explorer explorer(model, **made, std::move(options));
+  // Ctrl-C, SIGTERM and SIGHUP (handled since parse()) stop the run at the next step; it still
+  // restores the systems and reports (prowl/core/interrupt.hpp). A launcher's signal after a rank
+  // died does not: the run ended for the rank (Ranks::broken()).
+  Explorer explorer(model, strategy, std::move(options));
   Result<RunReport> result = explorer.run();
   progress.finish();
+  const bool stopped = interrupts() > 0 && (ranks == nullptr || !ranks->broken());
   int code = kExitOk;
   const RunReport* report = result ? &*result : explorer.partial_report();
   if (!result) {
@@ -262,7 +287,7 @@ int CommandLine::Impl::explore_model(const Model& model) {
   } else {
     code = result->findings.empty() ? kExitOk : kExitFindings;
   }
-  if (report == nullptr || !shown) return interrupts() > 0 ? interrupt_exit_code() : code;
+  if (report == nullptr || !shown) return stopped ? interrupt_exit_code() : code;
   // A run that failed half-way still shows what it found (unconfirmed).
   if (result || report->stats.states > 0) {
     const ColorChoice choice = color == "always"  ? ColorChoice::kAlways
@@ -277,7 +302,7 @@ int CommandLine::Impl::explore_model(const Model& model) {
   // interrupted, and the traces of what was found.
   code = write_reports(*report, console, code);
   if (!trace_dir.empty()) code = write_traces(*report, console, code);
-  if (interrupts() > 0) {
+  if (stopped) {
     std::cerr << fmt::format("{}: stopped by {}\n", program, signal_name(interrupt_signal()));
     return interrupt_exit_code();
   }
@@ -467,21 +492,6 @@ void CommandLine::add_positional(const std::string& name, const std::string& hel
               "add_positional: a positional needs a name without dashes and a value");
   impl_->positionals.push_back({name, help, value});
 }
-
-namespace {
-// Runs fn, turning programming errors and unexpected exceptions into kExitInternal.
-template <class F>
-auto guarded(const std::string& program, F&& fn) -> decltype(fn()) {
-  try {
-    return fn();
-  } catch (const LogicError& e) {
-    std::cerr << fmt::format("{}: internal error: {}\n", program, e.what());
-  } catch (const std::exception& e) {
-    std::cerr << fmt::format("{}: internal error: unexpected exception: {}\n", program, e.what());
-  }
-  return kExitInternal;
-}
-}  // namespace
 
 std::optional<int> CommandLine::parse(int argc, char** argv) {
   return guarded(program_name(impl_->settings, argc, argv),

@@ -9,6 +9,7 @@
 
 #include "explorer_impl.hpp"
 #include "prowl/core/interrupt.hpp"
+#include "prowl/explore/ranks.hpp"
 #include "prowl/explore/replay.hpp"
 
 namespace prowl {
@@ -183,7 +184,7 @@ Result<RunReport> Explorer::Impl::run() {
     if (world) (void)world->end();
     // A signal that cut short what the run could not do without (a service that was starting,
     // the first observation): the run was stopped, it did not fail. What stopped says why.
-    if (interrupts() > 0) {
+    if (interrupts() > 0 && (options.ranks == nullptr || !options.ranks->broken())) {
       RunReport stopped = partial_report(report.status(), Termination::kInterrupted);
       stopped.warnings.push_back(report.status().message());
       return stopped;
@@ -291,6 +292,23 @@ RunReport Explorer::Impl::partial_report(const Status& failure, Termination term
 
 // The search by the loop that applies: workers, processes, threads, or the one-thread loop.
 Status Explorer::Impl::search(Clock::time_point start, Termination& termination) {
+  // Over several processes, or not at all: refused before anything runs.
+  if (options.ranks != nullptr) {
+    if (std::string why = ranks_refused(); !why.empty()) {
+      options.ranks->completed();  // every rank refuses it
+      return Status::invalid(fmt::format(
+          "a search over several processes (--mpi) needs breadth-first search of an in-memory "
+          "model, and {}",
+          why));
+    }
+    if (options.workers > 1) {
+      warnings.push_back(fmt::format(
+          "{} workers were asked for; running one per process: the world is in-process, and the "
+          "search is spread over the processes (--mpi) instead",
+          options.workers));
+    }
+    return run_ranks(start, termination);
+  }
   if (options.workers > 1) {
     if (std::string why = workers_refused(); !why.empty()) {
       warnings.push_back(
@@ -299,35 +317,19 @@ Status Explorer::Impl::search(Clock::time_point start, Termination& termination)
       return st;
     }
   }
-  bool levelled = false;
-  if (options.ranks != nullptr) {
-    if (std::string why = ranks_refused(); !why.empty()) {
-      return Status::invalid(fmt::format(
-          "a search over several processes (--mpi) needs breadth-first search of an in-memory "
-          "model, and {}",
-          why));
-    }
-    if (Status st = run_ranks(start, termination); !st) return st;
-    levelled = true;
-  } else if (!workers) {
-    const std::string why = levels_refused();
-    if (why.empty()) {
-      std::size_t threads = options.threads;
-      if (threads == 0) threads = std::max<std::size_t>(1, detail::thread_cpus().size());
-      threads_used = static_cast<std::uint32_t>(threads);
-      if (Status st = run_levels(start, static_cast<unsigned>(threads), termination); !st) {
-        return st;
-      }
-      levelled = true;
-    } else if (options.threads > 1) {
+  if (workers) return Status::ok();
+  const std::string why = levels_refused();
+  if (!why.empty()) {
+    if (options.threads > 1) {
       warnings.push_back(
           fmt::format("{} threads were asked for; running one: {}", options.threads, why));
     }
-  }
-  if (!workers && !levelled) {
     return run_one(start, termination);
   }
-  return Status::ok();
+  std::size_t threads = options.threads;
+  if (threads == 0) threads = std::max<std::size_t>(1, detail::thread_cpus().size());
+  threads_used = static_cast<std::uint32_t>(threads);
+  return run_levels(start, static_cast<unsigned>(threads), termination);
 }
 
 Result<RunReport> Explorer::Impl::explore_and_report() {

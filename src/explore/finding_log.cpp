@@ -18,10 +18,8 @@ void FindingLog::record(Pending p) {
     pending_.emplace(key, std::move(p));
     return;
   }
-  // An action's error that broke invariants on its way outranks its clean errors, however much
-  // shorter they are (Severity: kCritical is the lowest value); then the shorter path wins.
   const Pending& kept = it->second;
-  if (p.severity != kept.severity ? p.severity < kept.severity : p.length < kept.length) {
+  if (replaces(p.severity, p.length, kept.severity, kept.length)) {
     it->second = std::move(p);
   }
 }

@@ -47,6 +47,15 @@ std::pair<Severity, std::string> error_with_invariants(
     const Model& model, std::string message,
     const std::vector<std::pair<std::size_t, std::string>>& broken);
 
+// Whether a finding (severity, path length) replaces the one kept for its key: an action's error
+// that broke invariants on its way outranks its clean errors however much shorter they are (the
+// higher severity first; kCritical is the lowest value), then the shorter path wins. Equal ones
+// keep the one kept.
+inline bool replaces(Severity severity, std::uint32_t length, Severity kept_severity,
+                     std::uint32_t kept_length) {
+  return severity != kept_severity ? severity < kept_severity : length < kept_length;
+}
+
 class FindingLog {
  public:
   using Key = std::tuple<int, std::size_t, ActionId>;

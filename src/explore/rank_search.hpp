@@ -19,12 +19,25 @@ namespace detail::ranks {
 
 // What a buffer's first word says about its sender.
 enum Flag : std::uint64_t { kInterrupted = 1, kTimeUp = 2, kFound = 4, kMemory = 8 };
-constexpr std::size_t kHeader = sizeof(std::uint64_t);
+// A buffer's header: the sender's flags, then its counts for the progress line (the states it
+// owns, its transitions, steps and findings).
+struct Header {
+  std::uint64_t flags = 0;
+  std::uint64_t states = 0;
+  std::uint64_t transitions = 0;
+  std::uint64_t steps = 0;
+  std::uint64_t findings = 0;
+};
+constexpr std::size_t kHeader = sizeof(Header);
 
 // A successor record: fingerprint, source (its id at the sender), action, flags (kViolates: the
 // source fails after-invariants, whose mask follows), then the state's bytes.
 constexpr std::size_t kRecordHead = sizeof(Fingerprint) + 4 + 2 + 2;
 constexpr std::uint16_t kViolates = 1;
+// A state's parent's rank is kept in 16 bits.
+constexpr unsigned kMaxRanks = 65536;
+// A round's outgoing records stay within about this many bytes.
+constexpr std::size_t kRoundBytes = std::size_t{64} << 20;
 
 template <class T>
 void put(Ranks::Buffer& b, const T& v) {
@@ -106,9 +119,10 @@ struct Explorer::Impl::RankSearch {
   std::vector<unsigned char> own_bytes;  // the bytes of the batch's successors of this rank
   std::vector<Ranks::Buffer> out[2];
   std::vector<Ranks::Buffer> in;
-  std::vector<std::size_t> used;  // bytes written to each buffer of the round
+  std::vector<std::size_t> used;  // bytes written to each buffer of the round (its size: room)
   bool in_flight = false;
-  std::uint64_t flags = 0;  // every rank's, after the last exchange
+  std::uint64_t flags = 0;   // every rank's, after the last exchange
+  double next_progress = 0;  // when rank 0 shows the progress next (Options::on_progress)
   detail::ChunkedVector<std::uint16_t> parent_rank;
   std::unordered_map<StateId, Violations> violating;
   std::map<FoundKey, Found> found;
@@ -127,8 +141,17 @@ struct Explorer::Impl::RankSearch {
   unsigned owner(const Fingerprint& fp) const {
     return static_cast<unsigned>(((fp.hi >> 32) * n) >> 32);
   }
+  // A round's states: more for a larger graph, fewer for states of many bytes or actions. Each
+  // rank's own; the ranks agree on the number of rounds of a level (search()).
   std::size_t round_states() const {
-    return std::clamp<std::size_t>(graph.num_states() / 128, 4096, 16384);
+    const std::size_t record = kRecordHead + sizeof(std::uint64_t) + size;
+    const std::size_t fits =
+        kRoundBytes / (record * std::max<std::size_t>(1, x.model.actions().size()));
+    return std::min(std::clamp<std::size_t>(graph.num_states() / 128, 4096, 16384),
+                    std::max<std::size_t>(fits, 16));
+  }
+  bool out_of_time(detail::Clock::time_point start) const {
+    return x.options.time_limit > 0 && detail::seconds_since(start) >= x.options.time_limit;
   }
   std::uint64_t mask_of(StateId s) const {
     if (violating.empty()) return 0;
@@ -140,14 +163,18 @@ struct Explorer::Impl::RankSearch {
   Status search(detail::Clock::time_point start, Termination& termination);
   // A level's rounds; false when the search must stop.
   Result<bool> level(std::uint64_t rounds, detail::Clock::time_point start);
-  void expand(StateId first, StateId end, std::vector<Ranks::Buffer>& buffers);
+  // Expands frontier states first .. end - 1, or fewer when the run must stop.
+  void expand(StateId first, StateId end, std::vector<Ranks::Buffer>& buffers,
+              detail::Clock::time_point start);
   void error(StateId s, ActionId a, std::uint64_t mask, const unsigned char* src,
              std::vector<Ranks::Buffer>& buffers);
   void send(const Fingerprint& fp, StateId s, ActionId a, std::uint64_t mask,
             std::vector<Ranks::Buffer>& buffers);
-  std::uint64_t local_flags(detail::Clock::time_point start);
+  Header local_header(detail::Clock::time_point start);
+  // Rank 0's progress line, from every rank's header of the last exchange, when it is due.
+  void show_progress(detail::Clock::time_point start);
   Status exchange(std::vector<Ranks::Buffer>& buffers);
-  Status finish();
+  Status finish(detail::Clock::time_point start);
   void take();
   // Reads the record at p and moves p past it.
   Record read_record(const unsigned char*& p) const {

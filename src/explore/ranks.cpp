@@ -32,6 +32,9 @@ using detail::Clock;
 std::string Explorer::Impl::ranks_refused() const {
   if (std::string why = levels_refused(); !why.empty()) return why;
   if (model.invariants().size() > 64) return "the model has more than 64 invariants";
+  if (options.ranks->size() > kMaxRanks) {
+    return fmt::format("it runs on at most {} processes, not {}", kMaxRanks, options.ranks->size());
+  }
   return {};
 }
 
@@ -41,6 +44,7 @@ Status Explorer::Impl::run_ranks(Clock::time_point start, Termination& terminati
   if (Status st = search.search(start, termination); !st) return st;
   if (Status st = search.totals(); !st) return st;
   if (Status st = search.gather_findings(); !st) return st;
+  options.ranks->completed();  // the replays that confirm the findings are each rank's own
   // The explorer's world ends at the root, for the replays.
   std::memcpy(image.live, search.root.data(), search.size);
   planner->invalidate();
@@ -118,44 +122,69 @@ Result<bool> Explorer::Impl::RankSearch::level(std::uint64_t rounds, Clock::time
     std::vector<Ranks::Buffer>& buffers = out[r % 2];
     const std::uint64_t first = std::min<std::uint64_t>(level_states, r * per);
     const std::uint64_t end = std::min<std::uint64_t>(level_states, first + per);
-    // Each buffer at its full capacity while records are written, cut to them after.
-    const std::uint64_t flags_now = local_flags(start);
     for (unsigned k = 0; k < n; ++k) {
-      Ranks::Buffer& b = buffers[k];
-      b.resize(std::max<std::size_t>(b.capacity(), 4096));
-      std::memcpy(b.data(), &flags_now, kHeader);
+      if (buffers[k].size() < kHeader) buffers[k].resize(kHeader);
       used[k] = kHeader;
     }
     expand(static_cast<StateId>(level_first + first), static_cast<StateId>(level_first + end),
-           buffers);
-    for (unsigned k = 0; k < n; ++k) buffers[k].resize(used[k]);
+           buffers, start);
+    // The flags as they are once the round was expanded (an interrupt may have cut it short).
+    const Header header = local_header(start);
+    for (unsigned k = 0; k < n; ++k) {
+      buffers[k].resize(used[k]);
+      std::memcpy(buffers[k].data(), &header, kHeader);
+    }
     // The previous round's successors arrived while this one was expanded.
     if (in_flight) {
-      if (Status st = finish(); !st) return st;
+      if (Status st = finish(start); !st) return st;
       if (flags != 0) return false;
     }
     frontier.release_below(first);
     if (Status st = exchange(buffers); !st) return st;
   }
-  if (Status st = finish(); !st) return st;
+  if (Status st = finish(start); !st) return st;
   return flags == 0;
 }
 
-std::uint64_t Explorer::Impl::RankSearch::local_flags(Clock::time_point start) {
-  std::uint64_t f = 0;
+Header Explorer::Impl::RankSearch::local_header(Clock::time_point start) {
+  Header h;
+  h.states = graph.num_states() - (me == root_owner ? 0 : 1);
+  h.transitions = graph.num_transitions();
+  h.steps = x.stats.steps;
+  h.findings = found.size();
+  std::uint64_t& f = h.flags;
   if (interrupts() > 0) f |= kInterrupted;
-  if (x.options.time_limit > 0 && detail::seconds_since(start) >= x.options.time_limit) {
-    f |= kTimeUp;
-  }
+  if (out_of_time(start)) f |= kTimeUp;
   if (x.options.stop_on_first && (!found.empty() || !x.findings.pending().empty())) f |= kFound;
   if (x.over_memory(0, /*force=*/true)) f |= kMemory;
-  return f;
+  return h;
+}
+
+void Explorer::Impl::RankSearch::show_progress(Clock::time_point start) {
+  if (!x.options.on_progress || detail::seconds_since(start) < next_progress) return;
+  next_progress = detail::seconds_since(start) + x.options.progress_interval;
+  Progress p;
+  for (const Ranks::Buffer& b : in) {
+    Header h;
+    std::memcpy(&h, b.data(), kHeader);
+    p.states += h.states;
+    p.transitions += h.transitions;
+    p.steps += h.steps;
+    p.findings = std::max(p.findings, h.findings);  // several ranks may have met the same one
+  }
+  p.seconds = detail::seconds_since(start);
+  x.options.on_progress(p);
 }
 
 void Explorer::Impl::RankSearch::expand(StateId first, StateId end,
-                                        std::vector<Ranks::Buffer>& buffers) {
+                                        std::vector<Ranks::Buffer>& buffers,
+                                        Clock::time_point start) {
   for (StateId s = first; s < end; ++s) {
-    if ((s & 63) == 0 && in_flight) ranks.progress();
+    if ((s & 63) == 0) {
+      if (in_flight) ranks.progress();
+      // Stopping: the round goes no further, and its flags tell the others to stop after it.
+      if (interrupts() > 0 || out_of_time(start)) break;
+    }
     const unsigned char* src = frontier.at(s - level_first);
     const std::uint64_t mask = mask_of(s);
     std::memcpy(live, src, size);
@@ -236,21 +265,23 @@ void Explorer::Impl::RankSearch::error(StateId s, ActionId a, std::uint64_t mask
 }
 
 Status Explorer::Impl::RankSearch::exchange(std::vector<Ranks::Buffer>& buffers) {
+  // Each buffer grows as records are written (send()): keep its bytes for the next round.
   if (Status st = ranks.start_exchange(buffers, in); !st) return st;
   in_flight = true;
   return Status::ok();
 }
 
-Status Explorer::Impl::RankSearch::finish() {
+Status Explorer::Impl::RankSearch::finish(Clock::time_point start) {
   if (!in_flight) return Status::ok();
   in_flight = false;
   if (Status st = ranks.finish_exchange(); !st) return st;
   flags = 0;
   for (const Ranks::Buffer& b : in) {
-    if (b.size() < kHeader) return Status::internal("a rank sent a buffer without its flags");
+    if (b.size() < kHeader) return Status::internal("a rank sent a buffer without its header");
     const unsigned char* p = b.data();
     flags |= get<std::uint64_t>(p);
   }
+  if (me == 0) show_progress(start);
   take();
   return Status::ok();
 }
@@ -315,8 +346,11 @@ void Explorer::Impl::RankSearch::known(StateId t, unsigned from, StateId s, Acti
 }
 
 void Explorer::Impl::RankSearch::note(FoundKey key, Found f) {
-  // Levels come in order, so the first of a key is the shortest this rank meets.
-  found.try_emplace(key, std::move(f));
+  // Levels come in order, so only a higher severity replaces the first of a key.
+  auto [it, added] = found.try_emplace(key, std::move(f));
+  if (!added && detail::replaces(f.severity, f.length, it->second.severity, it->second.length)) {
+    it->second = std::move(f);
+  }
 }
 
 }  // namespace prowl

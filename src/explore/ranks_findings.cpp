@@ -36,8 +36,9 @@ Status Explorer::Impl::RankSearch::totals() {
 }
 
 Status Explorer::Impl::RankSearch::gather_findings() {
-  // Every rank's findings, on every rank: the shortest of each key, the lowest rank's of a tie
-  // (ranks are asked in order, and a later one must be shorter to replace it).
+  // Every rank's findings, on every rank: of each key the one FindingLog would keep (the highest
+  // severity, then the shortest), the lowest rank's of a tie (ranks are asked in order, and a
+  // later one must outrank it to replace it).
   std::map<FoundKey, Found> all;
   for (unsigned r = 0; r < n; ++r) {
     Ranks::Buffer b;
@@ -73,7 +74,10 @@ Status Explorer::Impl::RankSearch::gather_findings() {
       f.message.assign(reinterpret_cast<const char*>(p), len);
       p += len;
       const auto it = all.find(key);
-      if (it == all.end() || f.length < it->second.length) all[key] = std::move(f);
+      if (it == all.end() ||
+          detail::replaces(f.severity, f.length, it->second.severity, it->second.length)) {
+        all[key] = std::move(f);
+      }
     }
   }
   for (auto& [key, f] : all) {

@@ -3,12 +3,16 @@
 // that a rank that died is noticed instead of waited for forever: between polls the ranks on this
 // host are checked to be alive (their processes, learnt at the start), and once this process was
 // asked to stop (a launcher stops every rank when one dies) a wait gives up after kStopWait.
+// A rank is on this host when it names the same host, boot and process namespace: a container
+// with the same host name is another machine to it, and its process ids are not this one's.
 #include "prowl/mpi/mpi.hpp"
 
 #include <mpi.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -49,6 +53,18 @@ bool ended(long pid) {
   return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
 }
 
+// What tells this machine and process namespace from others: the host name, the kernel's boot id
+// and the inode of the process namespace.
+std::string place() {
+  std::array<char, 256> host{};
+  ::gethostname(host.data(), host.size() - 1);
+  std::string boot;
+  std::ifstream("/proc/sys/kernel/random/boot_id") >> boot;
+  struct stat ns {};
+  const auto pid_ns = ::stat("/proc/self/ns/pid", &ns) == 0 ? ns.st_ino : 0;
+  return fmt::format("{}\n{}\n{}", host.data(), boot, pid_ns);
+}
+
 }  // namespace
 
 bool launched() {
@@ -61,11 +77,13 @@ bool launched() {
 struct MpiRanks::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
   std::vector<long> pids;
+  std::vector<std::string> places;  // place() of every rank
   std::vector<MPI_Request> requests;
   std::vector<std::uint64_t> sizes_out, sizes_in;
-  std::span<Buffer> in;
   bool exchanging = false;
-  bool broken = false;  // a rank died: MPI cannot be finalized with it
+  bool broken = false;     // a rank died: MPI cannot be finalized with it
+  bool completed = false;  // the search made every collective operation on this rank
+  int exit_code = 1;
 
   // Waits for `requests`: OK, or the rank that died, or the MPI error.
   Status wait(const MpiRanks& self, const char* what);
@@ -76,6 +94,8 @@ MpiRanks::MpiRanks() : impl_(std::make_unique<Impl>()) {}
 
 MpiRanks::~MpiRanks() {
   if (impl_->broken) return;  // finalizing waits for every rank, a dead one too
+  // The others may wait for this rank in an exchange it will never make: the launcher stops them.
+  if (!impl_->completed) MPI_Abort(MPI_COMM_WORLD, impl_->exit_code);
   if (impl_->comm != MPI_COMM_NULL) MPI_Comm_free(&impl_->comm);
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -102,10 +122,11 @@ Result<std::unique_ptr<MpiRanks>> MpiRanks::start() {
   r->rank_ = static_cast<unsigned>(rank);
   r->size_ = static_cast<unsigned>(size);
   // Every rank's host and process, to tell which one died.
-  constexpr int kName = 256;
+  constexpr int kName = 512;
   std::vector<char> names(static_cast<std::size_t>(kName) * r->size_, '\0');
   std::array<char, kName> mine{};
-  ::gethostname(mine.data(), kName - 1);
+  const std::string here = place();
+  here.copy(mine.data(), std::min<std::size_t>(here.size(), kName - 1));
   std::vector<long> pids(r->size_);
   const long pid = ::getpid();
   if (int rc = MPI_Allgather(mine.data(), kName, MPI_CHAR, names.data(), kName, MPI_CHAR,
@@ -117,14 +138,18 @@ Result<std::unique_ptr<MpiRanks>> MpiRanks::start() {
       rc != MPI_SUCCESS) {
     return Status::environment(fmt::format("MPI: the ranks did not meet: {}", mpi_error(rc)));
   }
-  for (unsigned k = 0; k < r->size_; ++k) r->hosts_.emplace_back(&names[k * kName]);
+  for (unsigned k = 0; k < r->size_; ++k) {
+    std::string where(&names[k * kName]);
+    r->hosts_.push_back(where.substr(0, where.find('\n')));
+    r->impl_->places.push_back(std::move(where));
+  }
   r->impl_->pids = std::move(pids);
   return r;
 }
 
 Status MpiRanks::Impl::dead_rank(const MpiRanks& self, const std::string& why) {
   for (unsigned k = 0; k < self.size_; ++k) {
-    if (k == self.rank_ || self.hosts_[k] != self.hosts_[self.rank_] || !ended(pids[k])) continue;
+    if (k == self.rank_ || places[k] != places[self.rank_] || !ended(pids[k])) continue;
     broken = true;
     return Status::environment(
         fmt::format("rank {} (process {} on {}) died; rank {} stops the search over {} processes",
@@ -169,6 +194,7 @@ Status MpiRanks::Impl::wait(const MpiRanks& self, const char* what) {
 
 Status MpiRanks::start_exchange(std::span<Buffer> out, std::span<Buffer> in) {
   Impl& m = *impl_;
+  PROWL_CHECK(!m.exchanging, "MpiRanks: an exchange started before the last one finished");
   m.sizes_out.resize(size_);
   m.sizes_in.assign(size_, 0);
   for (unsigned k = 0; k < size_; ++k) {
@@ -198,9 +224,10 @@ Status MpiRanks::start_exchange(std::span<Buffer> out, std::span<Buffer> in) {
       rc = MPI_Isend(out[k].data(), static_cast<int>(out[k].size()), MPI_BYTE, static_cast<int>(k),
                      kExchangeTag, m.comm, &send);
     }
+    // Kept also after a failure: a receive under way is not freed while MPI may write into it.
+    if (recv != MPI_REQUEST_NULL) m.requests.push_back(recv);
+    if (send != MPI_REQUEST_NULL) m.requests.push_back(send);
     if (rc != MPI_SUCCESS) return m.dead_rank(*this, mpi_error(rc));
-    m.requests.push_back(recv);
-    m.requests.push_back(send);
   }
   m.exchanging = true;
   return Status::ok();
@@ -224,6 +251,7 @@ void MpiRanks::progress() {
 namespace {
 
 Status reduce(MpiRanks::Impl& m, const MpiRanks& self, std::span<std::uint64_t> values, MPI_Op op) {
+  PROWL_CHECK(!m.exchanging, "MpiRanks: a reduction during an exchange");
   m.requests.resize(1);
   if (int rc = MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
                               MPI_UINT64_T, op, m.comm, &m.requests[0]);
@@ -245,6 +273,7 @@ Status MpiRanks::max(std::span<std::uint64_t> values) {
 
 Status MpiRanks::broadcast(Buffer& data, unsigned root) {
   Impl& m = *impl_;
+  PROWL_CHECK(!m.exchanging, "MpiRanks: a broadcast during an exchange");
   std::uint64_t n = data.size();
   m.requests.resize(1);
   int rc = MPI_Ibcast(&n, 1, MPI_UINT64_T, static_cast<int>(root), m.comm, &m.requests[0]);
@@ -259,5 +288,11 @@ Status MpiRanks::broadcast(Buffer& data, unsigned root) {
   if (rc != MPI_SUCCESS) return m.dead_rank(*this, mpi_error(rc));
   return m.wait(*this, "a broadcast");
 }
+
+void MpiRanks::completed() { impl_->completed = true; }
+
+bool MpiRanks::broken() const { return impl_->broken; }
+
+void MpiRanks::end(int exit_code) { impl_->exit_code = exit_code; }
 
 }  // namespace prowl::mpi

@@ -9,12 +9,22 @@
 //     (OMPI_COMM_WORLD_RANK=1): the search over several processes must stop
 //   9 a grid with three invariants that fail and an action that throws, every action typed
 //     (findings: exit 1), for the search over several processes
+//  10 case 8, but rank 1 first stops rank 0 as a launcher would (SIGTERM to the process id rank 0
+//     wrote to rank0.pid in the working directory), then dies
+//  11 a count to 1000 whose world cannot be built when it is rank 1 of an MPI job: an error of
+//     rank 1's own (environment: exit 3), which must not leave rank 0 waiting
 // Every action reports the value it leaves as its detail.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "prowl/cli/run_main.hpp"
@@ -67,14 +77,38 @@ prowl::ObjectModel<int> make_model(int which) {
   return model;
 }
 
-// Case 8: a count to 1000 whose process dies (SIGKILL) on the way when it is rank 1 of an MPI job.
-prowl::ObjectModel<int> dying_model() {
+bool is_rank(const char* which) {
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  return rank != nullptr && std::string(rank) == which;
+}
+
+// Case 8: a count to 1000 whose process dies (SIGKILL) on the way when it is rank 1 of an MPI job;
+// case 10: which first stops rank 0 with SIGTERM and gives it time to take it.
+prowl::ObjectModel<int> dying_model(bool stop_rank_0) {
   prowl::ObjectModel<int> model("fixture", 0);
-  model.action("count").when([](const int& v) { return v < 1000; }).run([](int& v) {
-    const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
-    if (v >= 100 && rank != nullptr && std::string(rank) == "1") std::raise(SIGKILL);
+  model.action("count").when([](const int& v) { return v < 1000; }).run([stop_rank_0](int& v) {
+    if (v >= 100 && is_rank("1")) {
+      long pid = 0;
+      if (stop_rank_0 && (std::ifstream("rank0.pid") >> pid) && pid > 0) {
+        ::kill(static_cast<pid_t>(pid), SIGTERM);
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      }
+      std::raise(SIGKILL);
+    }
     ++v;
   });
+  return model;
+}
+
+// Case 11: a count to 1000 whose world cannot be built on rank 1 of an MPI job.
+prowl::ObjectModel<int> one_rank_fails_model() {
+  prowl::ObjectModel<int> model("fixture", 0);
+  model.action("count").when([](const int& v) { return v < 1000; }).run([](int& v) { ++v; });
+  if (is_rank("1")) {
+    model.set_world([]() -> prowl::Result<std::unique_ptr<prowl::World>> {
+      return prowl::Status::environment("rank 1's database at 127.0.0.1:1 is unreachable");
+    });
+  }
   return model;
 }
 
@@ -110,9 +144,11 @@ prowl::ObjectModel<Grid> grid_model() {
 int main(int argc, char** argv) {
   int which = 1;
   prowl::CommandLine command_line;
-  command_line.add_int_flag("--case", "which broken model", &which, 1, 9);
+  command_line.add_int_flag("--case", "which broken model", &which, 1, 11);
   if (auto code = command_line.parse(argc, argv)) return *code;
-  if (which == 8) return command_line.run(dying_model());
+  if (which == 10 && is_rank("0")) std::ofstream("rank0.pid") << ::getpid() << '\n';
+  if (which == 8 || which == 10) return command_line.run(dying_model(which == 10));
   if (which == 9) return command_line.run(grid_model());
+  if (which == 11) return command_line.run(one_rank_fails_model());
   return command_line.run(make_model(which));
 }

@@ -20,6 +20,11 @@ prowl_mpi_test(counters_over_two_processes_finds_the_same_states EXIT 0 STDOUT "
 prowl_mpi_test(counters_over_four_processes_finds_the_same_states EXIT 0
   STDOUT "${counters_1296}"
   COMMAND ${mpirun} -np 4 ${counters} --k 4 --n 6 --seed 5 --quiet --color never --mpi)
+# Rank 0 shows the progress of every rank (a line a millisecond, in a run of about 50 rounds).
+prowl_mpi_test(rank_0_shows_the_progress_of_every_rank EXIT 0
+  STDERR "^progress: [0-9]+ states, [0-9]+ transitions, 0 findings, [0-9.]+ s\n"
+  COMMAND ${mpirun} -np 2 ${counters} --k 4 --n 12 --seed 5 --color never --mpi
+    --progress-every 0.001)
 # Per depth: the states within 2 and 3 steps, as one process counts them.
 foreach(depth_states IN ITEMS "2;15;24" "3;35;80")
   list(GET depth_states 0 depth)
@@ -64,3 +69,20 @@ prowl_mpi_test(a_rank_that_dies_stops_the_others_naming_it EXIT 0
   COMMAND sh -c "\"$@\" || true" sh ${mpirun} -np 2 sh -c
     "trap '' TERM\n\"$0\" \"$@\"\necho \"rank $OMPI_COMM_WORLD_RANK exit $?\" >&2"
     ${fixture} --case 8 --mpi --quiet --color never)
+# A rank that dies after the others were asked to stop (the launcher's SIGTERM may come first):
+# the run still ends with the death, exit 3, its report saying so, not as an interrupted run.
+prowl_mpi_test(a_rank_that_dies_after_a_sigterm_is_still_a_death EXIT 0
+  WORKDIR ${PROWL_CLI_WORK}/mpi-dies-stopped
+  STDERR "rank 1 \\(process [0-9]+ on [^)]*\\) died. rank 0 stops the search over 2 processes\n(.*\n)?rank 0 exit 3\n"
+  FILE ${PROWL_CLI_WORK}/mpi-dies-stopped/dead.json
+  FILE_MATCHES "\"termination\": \"error\".*\"error\": \"rank 1 \\(process [0-9]+ on [^)]*\\) died. rank 0 stops"
+  COMMAND sh -c "\"$@\" || true" sh ${mpirun} -np 2 sh -c
+    "trap '' TERM\n\"$0\" \"$@\"\necho \"rank $OMPI_COMM_WORLD_RANK exit $?\" >&2"
+    ${fixture} --case 10 --mpi --quiet --color never --report json:dead.json)
+# An error of one rank's own (its world cannot be built, the others' can): it says so and ends the
+# job with its exit code, instead of leaving the others waiting for it.
+prowl_mpi_test(an_error_of_one_rank_ends_the_job_with_its_exit_code EXIT 3
+  STDERR "rank 1's database at 127\\.0\\.0\\.1:1 is unreachable"
+  COMMAND ${mpirun} -np 2 ${fixture} --case 11 --mpi --quiet --color never)
+set_tests_properties(cli.an_error_of_one_rank_ends_the_job_with_its_exit_code PROPERTIES
+  TIMEOUT 60)

@@ -43,6 +43,17 @@ class Ranks {
 
   // Rank `root`'s data, on every rank (resized to fit).
   virtual Status broadcast(Buffer& data, unsigned root) = 0;
+
+  // The explorer says that the search ended on this rank having made every collective operation
+  // the others make (or none, refused as every rank refuses it): the processes can end together.
+  virtual void completed() {}
+  // Whether a rank died or stopped answering: the search ended with a Status that says so, and a
+  // signal that came after (a launcher stops every rank when one dies) did not interrupt it.
+  virtual bool broken() const { return false; }
+  // The program says that this process is about to end with `exit_code`. A rank whose search did
+  // not complete (an error of its own, half-way) must not leave the others waiting for it:
+  // MpiRanks ends the whole job then, with that exit code (MPI_Abort).
+  virtual void end(int /*exit_code*/) {}
 };
 
 }  // namespace prowl

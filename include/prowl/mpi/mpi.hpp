@@ -26,7 +26,9 @@ class MpiRanks final : public Ranks {
  public:
   // Initializes MPI and learns every rank's host and process. REQUIRES launched().
   static Result<std::unique_ptr<MpiRanks>> start();
-  ~MpiRanks() override;  // finalizes MPI
+  // Finalizes MPI once the search completed; after a rank died, leaves it (finalizing would wait
+  // for the dead one); otherwise ends the whole job with end()'s exit code (MPI_Abort).
+  ~MpiRanks() override;
   MpiRanks(const MpiRanks&) = delete;
   MpiRanks& operator=(const MpiRanks&) = delete;
 
@@ -38,6 +40,9 @@ class MpiRanks final : public Ranks {
   Status sum(std::span<std::uint64_t> values) override;
   Status max(std::span<std::uint64_t> values) override;
   Status broadcast(Buffer& data, unsigned root) override;
+  void completed() override;
+  bool broken() const override;
+  void end(int exit_code) override;
 
   // The host a rank runs on, as it names itself.
   const std::string& host(unsigned rank) const { return hosts_[rank]; }
