@@ -33,8 +33,10 @@ if [[ -z "${ASAN_SYMBOLIZER_PATH:-}" ]]; then
 fi
 
 build="$root/build-fuzz"
+# -O1 with line tables only (-g1): crash stacks keep their files and lines; the build takes about
+# half the time of -O2 -g.
 cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DPROWL_BUILD_FUZZERS=ON -DPROWL_BUILD_TESTS=OFF -DPROWL_BUILD_EXAMPLES=OFF \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DPROWL_BUILD_FUZZERS=ON -DPROWL_BUILD_TESTS=OFF -DPROWL_BUILD_EXAMPLES=OFF \
   -DPROWL_BUILD_BENCH=OFF >/dev/null
 cmake --build "$build" -j"$(nproc)" --target fuzzers
 

@@ -282,7 +282,9 @@ int CommandLine::Impl::explore_and_show(const Model& model, Strategy& strategy, 
   int code = kExitOk;
   const RunReport* report = result ? &*result : explorer.partial_report();
   if (!result) {
-    print_error(result.status());
+    // Of several processes, each says what went wrong on it, but a run refused as bad usage is
+    // refused by every one alike: rank 0 says it.
+    if (shown || result.status().code() != StatusCode::kInvalid) print_error(result.status());
     code = result.status().exit_code();
   } else {
     code = result->findings.empty() ? kExitOk : kExitFindings;

@@ -58,8 +58,9 @@ prowl_cli_test(mpi_without_a_launcher_says_how_to_start_it EXIT 2
   STDERR "^counters: --mpi: this process was not started by an MPI launcher; start every process with one, as in: mpirun -np 4 counters --mpi\n$"
   COMMAND ${CMAKE_COMMAND} -E env --unset=OMPI_COMM_WORLD_RANK --unset=PMIX_RANK --unset=PMI_RANK
     ${counters} --mpi)
+# Said once, by rank 0 (every rank refuses it alike), before the launcher's own account.
 prowl_mpi_test(mpi_refuses_depth_first_search EXIT 2
-  STDERR "a search over several processes \\(--mpi\\) needs breadth-first search of an in-memory model, and strategy 'dfs' is not breadth-first"
+  STDERR "^counters: a search over several processes \\(--mpi\\) needs breadth-first search of an in-memory model, and strategy 'dfs' is not breadth-first\n---"
   COMMAND ${mpirun} -np 2 ${counters} --strategy dfs --mpi)
 # A rank that dies (the fixture's rank 1 kills itself): the other stops with exit 3 and names it.
 # Each rank's shell ignores the launcher's SIGTERM and says how its rank ended; the launcher's
