@@ -150,6 +150,8 @@ struct Explorer::Impl::RankSearch {
     return std::min(std::clamp<std::size_t>(graph.num_states() / 128, 4096, 16384),
                     std::max<std::size_t>(fits, 16));
   }
+  // The states this rank owns: the root is in every rank's graph, counted by its owner.
+  std::uint64_t owned_states() const { return graph.num_states() - (me == root_owner ? 0 : 1); }
   bool out_of_time(detail::Clock::time_point start) const {
     return x.options.time_limit > 0 && detail::seconds_since(start) >= x.options.time_limit;
   }

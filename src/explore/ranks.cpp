@@ -148,7 +148,7 @@ Result<bool> Explorer::Impl::RankSearch::level(std::uint64_t rounds, Clock::time
 
 Header Explorer::Impl::RankSearch::local_header(Clock::time_point start) {
   Header h;
-  h.states = graph.num_states() - (me == root_owner ? 0 : 1);
+  h.states = owned_states();
   h.transitions = graph.num_transitions();
   h.steps = x.stats.steps;
   h.findings = found.size();

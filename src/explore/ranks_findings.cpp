@@ -7,10 +7,9 @@ namespace prowl {
 using detail::Pending;
 
 Status Explorer::Impl::RankSearch::totals() {
-  // States: the root is in every rank's graph, counted by its owner.
   const std::size_t na = x.coverage.size();
-  std::vector<std::uint64_t> sums = {graph.num_states() - (me == root_owner ? 0 : 1),
-                                     graph.num_transitions(), x.stats.steps, graph.memory_bytes()};
+  std::vector<std::uint64_t> sums = {owned_states(), graph.num_transitions(), x.stats.steps,
+                                     graph.memory_bytes()};
   for (const ActionCoverage& c : x.coverage) {
     sums.push_back(c.enabled);
     sums.push_back(c.executed);
