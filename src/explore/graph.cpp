@@ -1,7 +1,6 @@
 #include "prowl/explore/graph.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 
 #include "prowl/core/status.hpp"
@@ -119,41 +118,83 @@ void Graph::store(StateId s, const Fingerprint& fp, StateId parent, ActionId act
 
 void Graph::set_state(StateId s, const Fingerprint& fp, StateId parent, ActionId action) {
   store(s, fp, parent, action);
-  insert<true>(s, fp);
 }
 
 StateId Graph::append(const Fingerprint& fp, StateId parent, ActionId action, std::uint32_t depth) {
   const auto id = static_cast<StateId>(fps_.size());
   const std::size_t again = append_level(1, depth);
-  for (StateId s = 0; s < again; ++s) insert<false>(s, fps_[s]);
+  if (again > 0) fill(again);
   store(id, fp, parent, action);
-  insert<false>(id, fp);
+  insert(id, fp);
   return id;
 }
 
-void Graph::enter(StateId first, StateId end) {
-  for (StateId s = first; s < end; ++s) insert<true>(s, fps_[s]);
+void Graph::insert(StateId s, const Fingerprint& fp) {
+  std::size_t i = home(fp);
+  while (slots_[i] != 0) i = next_slot(i);
+  slots_[i] = tag_of(fp) | (s + 1);
 }
 
-template <bool kAtomic>
-void Graph::insert(StateId s, const Fingerprint& fp) {
-  const std::uint32_t value = tag_of(fp) | (s + 1);
-  std::size_t i = home(fp);
-  if constexpr (kAtomic) {
-    // Lock-free: fp is absent, so the first empty slot of its probe sequence that this thread
-    // wins is its place. Other threads only ever fill empty slots.
-    for (;; i = next_slot(i)) {
-      std::atomic_ref<std::uint32_t> slot(slots_[i]);
-      std::uint32_t empty = 0;
-      if (slot.load(std::memory_order_relaxed) == 0 &&
-          slot.compare_exchange_strong(empty, value, std::memory_order_relaxed)) {
-        return;
-      }
-    }
-  } else {
-    while (slots_[i] != 0) i = next_slot(i);
-    slots_[i] = value;
+void Graph::fill(StateId end) {
+  TablePart part(*this, 0, 1);
+  part.enter_old(end);
+  part.finish();
+  part.enter_aside();
+}
+
+Graph::TablePart::TablePart(Graph& graph, unsigned part, unsigned parts)
+    : graph_(graph), part_(part), parts_(parts) {
+  // The first slot of part + 1: the home of the least fingerprint that part_of() gives it.
+  const std::uint64_t top = ((std::uint64_t{part + 1} << 32) + parts - 1) / parts;
+  end_ = part + 1 == parts ? graph.table_size_ : graph.home(Fingerprint{top << 32, 0});
+}
+
+void Graph::TablePart::enter(StateId s, const Fingerprint& fp) {
+  __builtin_prefetch(&graph_.slots_[graph_.home(fp)], 1);
+  if (count_ == kAhead) {
+    place(ring_[next_]);
+    ring_[next_] = {fp, s};
+    next_ = (next_ + 1) % kAhead;
+    return;
   }
+  ring_[(next_ + count_++) % kAhead] = {fp, s};
+}
+
+void Graph::TablePart::enter_old(StateId end) {
+  // A block's own states are listed first without a branch: with several parts, whether a state
+  // is this part's is a coin toss that a branch would mispredict half the time.
+  constexpr StateId kBlock = 256;
+  StateId own[kBlock];
+  for (StateId first = 0; first < end; first += kBlock) {
+    const StateId last = std::min<StateId>(end, first + kBlock);
+    unsigned n = 0;
+    for (StateId s = first; s < last; ++s) {
+      own[n] = s;
+      n += owns(graph_.fps_[s]);
+    }
+    for (unsigned i = 0; i < n; ++i) enter(own[i], graph_.fps_[own[i]]);
+  }
+}
+
+void Graph::TablePart::finish() {
+  for (; count_ > 0; --count_, next_ = (next_ + 1) % kAhead) place(ring_[next_]);
+  next_ = 0;
+}
+
+void Graph::TablePart::place(const Pending& p) {
+  // Slots from the home on, up to the part's end: the home is never before the part's range.
+  for (std::size_t i = graph_.home(p.fp); i < end_; ++i) {
+    if (graph_.slots_[i] == 0) {
+      graph_.slots_[i] = graph_.tag_of(p.fp) | (p.s + 1);
+      return;
+    }
+  }
+  aside_.push_back(p);
+}
+
+void Graph::TablePart::enter_aside() {
+  for (const Pending& p : aside_) graph_.insert(p.s, p.fp);
+  aside_.clear();
 }
 
 std::uint32_t Graph::layer_of(StateId s) const {
@@ -189,7 +230,7 @@ void Graph::new_table() {
 
 void Graph::grow(std::size_t in_table) {
   new_table();
-  for (std::size_t id = 0; id < in_table; ++id) insert<false>(static_cast<StateId>(id), fps_[id]);
+  fill(static_cast<StateId>(in_table));
 }
 
 std::vector<Pair> Graph::path_to(StateId s) const {

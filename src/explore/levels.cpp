@@ -7,20 +7,24 @@
 //      their own copy of the world, and look each successor up in the graph (read-only: nothing
 //      writes the graph in this phase). A known successor is a transition; an unknown one is kept
 //      as a candidate in the chunk, in (source, action) order.
-//   2. deduplicate: each thread owns the fingerprints that hash to it (phase 1 listed them per
-//      owner) and goes through its candidates of the round in order, keeping the first of each
-//      fingerprint (the winner). Since chunks and candidates are in (source, action) order, the
-//      winner is the step one thread would have found the state by.
+//   2. deduplicate: each thread owns the fingerprints of its part of the table (Graph::part_of;
+//      phase 1 listed them per owner) and goes through its candidates of the round in order,
+//      keeping the first of each fingerprint (the winner). Since chunks and candidates are in
+//      (source, action) order, the winner is the step one thread would have found the state by.
 //   3. add: the caller numbers the winners in that order (ids are those one thread gives); the
-//      threads then enter them in the graph (Graph::set_state, lock-free), run each winner's step
-//      again to keep its bytes for the next level and check that it repeats, and check the
-//      after-invariants of each new state.
+//      threads then store them in the graph (Graph::set_state), run each winner's step again to
+//      keep its bytes for the next level and check that it repeats, and check the
+//      after-invariants of each new state; then each thread enters the winners it owns in its
+//      part of the fingerprint table (Graph::TablePart: no two threads write one slot, so no
+//      write is atomic and none waits for its cache line), and the caller the few a part kept
+//      aside.
 // The caller then records the round's findings in (source, action) order, exactly as one thread
 // meets them, so that every thread count gives the same states, ids, depths, findings and paths.
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -79,9 +83,10 @@ struct alignas(64) Member {
     StateId source;
     ActionId action;
   };
-  std::vector<Step> pending;           // successors whose table slots are being prefetched
-  std::vector<std::uint64_t> dedupe;   // phase 2's table: (tag << 40) | (ref + 1)
-  std::vector<std::uint32_t> winners;  // phase 2: the winners this member found, by chunk
+  std::vector<Step> pending;             // successors whose table slots are being prefetched
+  std::vector<std::uint64_t> dedupe;     // phase 2's table: (tag << 40) | (ref + 1)
+  std::vector<std::uint32_t> winners;    // phase 2: the winners this member found, by chunk
+  std::optional<Graph::TablePart> part;  // phase 3: its part of the table
   std::vector<std::uint64_t> enabled_count, executed, errors;
   std::uint64_t steps = 0;
   std::uint64_t transitions = 0;
@@ -144,6 +149,9 @@ struct Explorer::Impl::Levels {
   void error(Member& m, Chunk& c, StateId s, ActionId a, const unsigned char* src);
   void deduplicate(Member& m, unsigned member);
   void add(Member& m, Chunk& c);
+  // Phase 3, once every winner has its id: member k enters the winners it owns in its part of
+  // the table (and, when the table grew, the known states of that part).
+  void enter(unsigned k, std::size_t again);
   void find_again(Chunk& c);
   // After phase 3: the round's new states that fail an invariant (new_violating) and whose step
   // did not repeat (skipped, not expanded).
@@ -151,13 +159,14 @@ struct Explorer::Impl::Levels {
   // Records the round's events in (source, action) order; false once a finding stops the run.
   bool record();
   void tally();
-  // The thread that deduplicates a fingerprint.
-  unsigned owner(const Fingerprint& fp) const {
-    return static_cast<unsigned>(((fp.hi & 0xffffffffu) * threads) >> 32);
-  }
+  // The thread that deduplicates a fingerprint and enters it in the table.
+  unsigned owner(const Fingerprint& fp) const { return Graph::part_of(fp, threads); }
+  // At most 8192 states a round: deduplicating their candidates (phase 2) then stays within a
+  // core's own cache. Rounds of up to 65,536 states on 10^7-state graphs cost about a tenth more
+  // time (bench/README.md).
   std::size_t round_states() const {
     const std::size_t n = graph.num_states() / 128;
-    return std::clamp<std::size_t>(n, 4096, 65536);
+    return std::clamp<std::size_t>(n, 4096, 8192);
   }
 };
 
@@ -317,11 +326,11 @@ bool Explorer::Impl::Levels::round(StateId first, StateId end, Clock::time_point
   new_violating.clear();
   claim = 0;
   run([&](unsigned k) {
-    // A table that grew is refilled by every thread, each with its share of the known states.
-    graph.enter(static_cast<StateId>(again * k / threads),
-                static_cast<StateId>(again * (k + 1) / threads));
     for (std::size_t i; (i = claim++) < round_chunks;) add(members[k], chunks[i]);
+    if (team) team->sync();
+    enter(k, again);
   });
+  for (Member& m : members) m.part->enter_aside();
   note_new_states();
   if (!new_violating.empty()) {
     std::sort(new_violating.begin(), new_violating.end());
@@ -468,6 +477,16 @@ void Explorer::Impl::Levels::deduplicate(Member& m, unsigned member) {
     owned.resize(kept);
     m.winners[i] = static_cast<std::uint32_t>(kept);
   }
+}
+
+void Explorer::Impl::Levels::enter(unsigned k, std::size_t again) {
+  Graph::TablePart& part = members[k].part.emplace(graph, k, threads);
+  if (again > 0) part.enter_old(static_cast<StateId>(again));
+  for (std::size_t i = 0; i < round_chunks; ++i) {
+    const std::vector<Candidate>& cands = chunks[i].candidates;
+    for (const std::uint32_t j : chunks[i].owned[k]) part.enter(cands[j].source, cands[j].fp);
+  }
+  part.finish();
 }
 
 void Explorer::Impl::Levels::add(Member& m, Chunk& c) {

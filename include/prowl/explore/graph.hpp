@@ -6,7 +6,7 @@
 // breadth-first search adds level by level (append_level(), set_state()) about 37: they keep no
 // unexplored actions.
 // Strategies read a Graph; only the Explorer writes it. Not thread-safe, except set_state() and
-// enter() as append_level() says.
+// TablePart as append_level() says.
 #pragma once
 
 #include <cstdint>
@@ -55,16 +55,21 @@ class Graph final : public StateTree {
 
   // Level-synchronous building by several threads (the threaded breadth-first search,
   // src/explore/levels.cpp). append_level() adds n states of depth `depth` (not less than any
-  // state's) at ids num_states() .. num_states() + n - 1, with room for them in the fingerprint
-  // table, no unexplored actions, and fingerprints and parents that set_state() fills in. Several
-  // threads may call set_state() at once for different states of one append_level() and for
-  // nothing else; fp must not be in the graph. Nothing else may run meanwhile. When the table had
-  // to grow, append_level() returns the number of states before it, which must be entered in the
-  // new table again with enter() (by threads at once, over disjoint ranges, alongside
-  // set_state()); else 0.
+  // state's) at ids num_states() .. num_states() + n - 1, with no unexplored actions, and
+  // fingerprints and parents that set_state() fills in (several threads at once, for different
+  // states). They are then entered in the fingerprint table by parts, one TablePart per thread:
+  // a part enters only the fingerprints part_of() gives it, and writes only its own range of
+  // slots, so no slot is written by two threads and no write is atomic. When the table had to
+  // grow, append_level() returns the number of states before it, which the parts enter again
+  // (TablePart::enter_old); else 0. Nothing else may run meanwhile.
   std::size_t append_level(std::size_t n, std::uint32_t depth);
   void set_state(StateId s, const Fingerprint& fp, StateId parent, ActionId action);
-  void enter(StateId first, StateId end);
+  // The part of `parts` that enters fp: by the top bits of fp.lo, which also place it in the
+  // table (home()), so that a part's fingerprints have their first slots in one range.
+  static unsigned part_of(const Fingerprint& fp, unsigned parts) {
+    return static_cast<unsigned>(((fp.lo >> 32) * parts) >> 32);
+  }
+  class TablePart;
   // Adds a state whose fingerprint is not in the graph, of depth `depth` (not less than any
   // state's), with no unexplored actions, reached by `action` from `parent`, which is not looked at
   // (in the search over several processes it is a state of another process's graph). Returns its
@@ -106,10 +111,10 @@ class Graph final : public StateTree {
   void grow(std::size_t in_table);
   // A new, empty table with room for every state, the old one freed first.
   void new_table();
-  // Enters state s (its fingerprint stored) in the table: by compare-and-swap when threads
-  // enter states at once.
-  template <bool kAtomic>
+  // Enters state s (its fingerprint stored) in the table.
   void insert(StateId s, const Fingerprint& fp);
+  // Enters the states below `end` in the table, in one part.
+  void fill(StateId end);
   std::size_t slot_of(const Fingerprint& fp) const;
   // Writes state s's fingerprint, parent and parent action (not its table slot).
   void store(StateId s, const Fingerprint& fp, StateId parent, ActionId action);
@@ -150,8 +155,8 @@ class Graph final : public StateTree {
   std::size_t masked_ = 0;  // states below this have masks; append_level()'s have none
   // 0 empty; else the fingerprint's tag | (id + 1), where id_bits_ is the width of the table's
   // size: four bytes a slot, the tag as wide as ids leave. The tag is the top 32 - id_bits_ bits
-  // of fp.lo's low word: home() places by fp.lo's high bits, and threads and ranks share states
-  // out by fp.hi's.
+  // of fp.lo's low word: home() places by fp.lo's high bits (so do part_of()'s parts), and ranks
+  // share states out by fp.hi's.
   detail::HugeArray<std::uint32_t> slots_;
   std::size_t table_size_;
   unsigned id_bits_ = 32;
@@ -164,6 +169,41 @@ class Graph final : public StateTree {
   std::uint64_t unexplored_ = 0;
   bool record_edges_ = false;
   std::vector<Edge> edges_;
+};
+
+// One thread's share of entering states in the table (Graph::append_level()). Slot loads are
+// asked for (prefetched) kAhead states before they are written. A state whose probe runs past the
+// part's slots (a full run at the end of its range) is kept aside: once every part is done, one
+// thread enters those of every part with enter_aside().
+class Graph::TablePart {
+ public:
+  TablePart(Graph& graph, unsigned part, unsigned parts);
+  bool owns(const Fingerprint& fp) const { return part_of(fp, parts_) == part_; }
+  // Enters state s, whose fingerprint fp the part owns.
+  void enter(StateId s, const Fingerprint& fp);
+  // Enters the states below `end` that the part owns: each part reads every fingerprint.
+  void enter_old(StateId end);
+  // Enters the states still waiting for their slots' loads.
+  void finish();
+  // After every part's finish(), by one thread: enters the states kept aside.
+  void enter_aside();
+
+ private:
+  static constexpr unsigned kAhead = 16;
+  struct Pending {
+    Fingerprint fp;
+    StateId s;
+  };
+  void place(const Pending& p);
+
+  Graph& graph_;
+  unsigned part_;
+  unsigned parts_;
+  std::size_t end_;  // the first slot past the part's range
+  Pending ring_[kAhead];
+  unsigned next_ = 0;  // ring_[next_] is the oldest once the ring is full
+  unsigned count_ = 0;
+  std::vector<Pending> aside_;
 };
 
 }  // namespace prowl
