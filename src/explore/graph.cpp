@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 
 #include "prowl/core/status.hpp"
 
@@ -150,6 +151,7 @@ Graph::TablePart::TablePart(Graph& graph, unsigned part, unsigned parts)
 }
 
 void Graph::TablePart::enter(StateId s, const Fingerprint& fp) {
+  assert(owns(fp));
   __builtin_prefetch(&graph_.slots_[graph_.home(fp)], 1);
   if (count_ == kAhead) {
     place(ring_[next_]);
@@ -163,12 +165,12 @@ void Graph::TablePart::enter(StateId s, const Fingerprint& fp) {
 void Graph::TablePart::enter_old(StateId end) {
   // A block's own states are listed first without a branch: with several parts, whether a state
   // is this part's is a coin toss that a branch would mispredict half the time.
-  constexpr StateId kBlock = 256;
+  constexpr std::size_t kBlock = 256;
   StateId own[kBlock];
-  for (StateId first = 0; first < end; first += kBlock) {
-    const StateId last = std::min<StateId>(end, first + kBlock);
+  for (std::size_t first = 0; first < end; first += kBlock) {
+    const auto last = static_cast<StateId>(std::min<std::size_t>(end, first + kBlock));
     unsigned n = 0;
-    for (StateId s = first; s < last; ++s) {
+    for (auto s = static_cast<StateId>(first); s < last; ++s) {
       own[n] = s;
       n += owns(graph_.fps_[s]);
     }

@@ -141,6 +141,15 @@ struct Explorer::Impl::Levels {
       job(0);
     }
   }
+  // job, then (once every thread is done with it) then.
+  void run(const detail::Team::Job& job, const detail::Team::Job& then) {
+    if (team) {
+      team->run(job, then);
+    } else {
+      job(0);
+      then(0);
+    }
+  }
   Status search(Clock::time_point start, Termination& termination);
   // One round: the frontier's states [first, end). False when the run must stop.
   bool round(StateId first, StateId end, Clock::time_point start, Termination& termination);
@@ -300,17 +309,18 @@ bool Explorer::Impl::Levels::round(StateId first, StateId end, Clock::time_point
   const double limit = x.options.time_limit;
   // Phase 1: expand; then, once every thread is done with it, phase 2: deduplicate.
   claim = 0;
-  run([&](unsigned k) {
-    for (std::size_t i; !stop.load(std::memory_order_relaxed) && (i = claim++) < round_chunks;) {
-      if (interrupts() > 0 || (limit > 0 && detail::seconds_since(start) >= limit)) {
-        stop = true;
-        break;
-      }
-      expand(members[k], chunks[i]);
-    }
-    if (team) team->sync();
-    deduplicate(members[k], k);
-  });
+  run(
+      [&](unsigned k) {
+        for (std::size_t i;
+             !stop.load(std::memory_order_relaxed) && (i = claim++) < round_chunks;) {
+          if (interrupts() > 0 || (limit > 0 && detail::seconds_since(start) >= limit)) {
+            stop = true;
+            break;
+          }
+          expand(members[k], chunks[i]);
+        }
+      },
+      [&](unsigned k) { deduplicate(members[k], k); });
   // Phase 3: number the winners, then add them.
   std::size_t winners = 0;
   for (std::size_t i = 0; i < round_chunks; ++i) {
@@ -325,11 +335,11 @@ bool Explorer::Impl::Levels::round(StateId first, StateId end, Clock::time_point
   if (winners > 0) x.stats.max_depth = std::max(x.stats.max_depth, depth + 1);
   new_violating.clear();
   claim = 0;
-  run([&](unsigned k) {
-    for (std::size_t i; (i = claim++) < round_chunks;) add(members[k], chunks[i]);
-    if (team) team->sync();
-    enter(k, again);
-  });
+  run(
+      [&](unsigned k) {
+        for (std::size_t i; (i = claim++) < round_chunks;) add(members[k], chunks[i]);
+      },
+      [&](unsigned k) { enter(k, again); });
   for (Member& m : members) m.part->enter_aside();
   note_new_states();
   if (!new_violating.empty()) {

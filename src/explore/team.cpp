@@ -62,25 +62,36 @@ void Team::serve(unsigned member) {
   for (;;) {
     start_.arrive_and_wait();
     if (job_ == nullptr) return;
-    call(member);
+    work(member);
     done_.arrive_and_wait();
   }
 }
 
-void Team::call(unsigned member) {
+void Team::work(unsigned member) {
+  call(*job_, member);
+  if (then_ == nullptr) return;
+  mid_.arrive_and_wait();  // reached even after a throw: the others wait for every member here
+  if (!failed_.load(std::memory_order_relaxed)) call(*then_, member);
+}
+
+void Team::call(const Job& job, unsigned member) {
   try {
-    (*job_)(member);
+    job(member);
   } catch (...) {
     errors_[member] = std::current_exception();
+    failed_.store(true, std::memory_order_relaxed);
   }
 }
 
-void Team::run(const Job& job) {
+void Team::run(const Job& job, const Job* then) {
   job_ = &job;
+  then_ = then;
+  failed_.store(false, std::memory_order_relaxed);
   start_.arrive_and_wait();
-  call(0);
+  work(0);
   done_.arrive_and_wait();
   job_ = nullptr;
+  then_ = nullptr;
   std::exception_ptr first;
   for (std::exception_ptr& e : errors_) {
     if (e && !first) first = e;

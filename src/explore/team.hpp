@@ -2,8 +2,11 @@
 // search (levels.cpp). The calling thread is member 0; members 1..n-1 are threads of their own,
 // started once and parked between jobs. run(job) calls job(member) on every member at once and
 // returns when all have returned, so everything a member wrote is visible to the caller after it
-// and everything the caller wrote before it is visible to every member. A job's exception (from
-// any member) is rethrown by run(). Private to the explorer. run() is not reentrant.
+// and everything the caller wrote before it is visible to every member. run(job, then) has two
+// phases: every member runs job, all wait until every member is done with it, then every member
+// runs then (not at all when a member's job threw: no member is left waiting for one that
+// failed). A job's exception (from any member) is rethrown by run(). Private to the explorer.
+// run() is not reentrant.
 #pragma once
 
 #include <atomic>
@@ -40,20 +43,23 @@ class Team {
   Team& operator=(const Team&) = delete;
 
   unsigned size() const { return members_; }
-  void run(const Job& job);
-  // Inside a job: waits until every member has called it (as many times), so that a job can have
-  // phases without returning to the caller between them.
-  void sync() { mid_.arrive_and_wait(); }
+  void run(const Job& job) { run(job, nullptr); }
+  void run(const Job& job, const Job& then) { run(job, &then); }
 
  private:
+  void run(const Job& job, const Job* then);
   void serve(unsigned member);
-  void call(unsigned member);
+  // This member's part of the job (and of its second phase).
+  void work(unsigned member);
+  void call(const Job& job, unsigned member);
 
   unsigned members_;
   SpinBarrier start_;
   SpinBarrier mid_;
   SpinBarrier done_;
-  const Job* job_ = nullptr;  // nullptr while parked at the end: the members leave
+  const Job* job_ = nullptr;   // nullptr while parked at the end: the members leave
+  const Job* then_ = nullptr;  // the second phase, or nullptr
+  std::atomic<bool> failed_{false};
   std::vector<std::exception_ptr> errors_;
   std::vector<std::thread> threads_;
 };

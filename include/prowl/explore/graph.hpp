@@ -1,10 +1,10 @@
 // Graph: the explored state graph. Per state: its fingerprint, the parent edge on the shortest
 // known path from the initial state, its depth on that path, and the set of its enabled actions
 // not yet explored. Transitions are counted; their edges are kept only when asked (DOT/HTML
-// reports). Fingerprint lookup is an open-addressing table of 8-byte slots (state id and a
-// 32-bit tag), so a state costs about 45 bytes with up to 64 actions, and states the threaded
-// breadth-first search adds level by level (append_level(), set_state()) about 37: they keep no
-// unexplored actions.
+// reports). Fingerprint lookup is an open-addressing table of 4-byte slots (state id and a tag
+// of the bits ids leave), so a state costs about 37 bytes with up to 64 actions, and states the
+// threaded breadth-first search adds level by level (append_level(), set_state()) about 29: they
+// keep no unexplored actions.
 // Strategies read a Graph; only the Explorer writes it. Not thread-safe, except set_state() and
 // TablePart as append_level() says.
 #pragma once

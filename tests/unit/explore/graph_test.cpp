@@ -1,7 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <vector>
-
 #include "prowl/explore/graph.hpp"
 
 namespace prowl {
@@ -28,69 +26,6 @@ TEST(Graph, KeepsEveryStateAcrossTableGrowth) {
   ASSERT_EQ(g.num_states(), 20000u);
   for (std::uint64_t i = 0; i < 20000; ++i) ASSERT_EQ(g.find(fp(i)), i);
   EXPECT_EQ(g.depth(19999), 19999u);
-}
-
-// Enters states [first, end) of fps by `parts` parts, as the threaded search does, then the
-// states each part kept aside.
-void enter_by_parts(Graph& g, const std::vector<Fingerprint>& fps, StateId first, StateId end,
-                    std::size_t again, unsigned parts) {
-  std::vector<Graph::TablePart> each;
-  each.reserve(parts);
-  for (unsigned k = 0; k < parts; ++k) {
-    Graph::TablePart& part = each.emplace_back(g, k, parts);
-    if (again > 0) part.enter_old(static_cast<StateId>(again));
-    for (StateId s = first; s < end; ++s) {
-      if (part.owns(fps[s])) part.enter(s, fps[s]);
-    }
-    part.finish();
-  }
-  for (Graph::TablePart& part : each) part.enter_aside();
-}
-
-// Fingerprints whose first slots crowd the end of part 0's range of slots (of 2 parts) and the
-// end of the table, so that probes run past them.
-std::vector<Fingerprint> crowded(std::size_t n) {
-  std::vector<Fingerprint> fps;
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const std::uint64_t top = i % 2 == 0 ? 0x7fffffffu : 0xffffffffu;
-    fps.push_back({(top << 32) | (i * 0x9e3779b9u & 0xffffffffu), i});
-  }
-  return fps;
-}
-
-TEST(Graph, EntersALevelByPartsWhoseProbesRunPastTheirSlots) {
-  for (unsigned parts : {1u, 2u, 3u}) {
-    Graph g(2);
-    std::vector<Fingerprint> fps = crowded(301);
-    g.add(fps[0], kNoState, kNoAction);
-    ASSERT_EQ(g.append_level(300, 1), 0u) << "1024 slots hold 301 states";
-    for (StateId s = 1; s <= 300; ++s) g.set_state(s, fps[s], 0, s % 2);
-    enter_by_parts(g, fps, 1, 301, 0, parts);
-    for (StateId s = 0; s <= 300; ++s) ASSERT_EQ(g.find(fps[s]), s) << parts << " parts";
-    EXPECT_EQ(g.find({0x7fffffffull << 32, 7}), kNoState);
-    EXPECT_EQ(g.parent(300), 0u);
-    EXPECT_EQ(g.parent_action(299), 1u);
-    EXPECT_EQ(g.depth(300), 1u);
-  }
-}
-
-TEST(Graph, EntersTheKnownStatesAgainByPartsWhenALevelGrowsTheTable) {
-  for (unsigned parts : {1u, 2u, 4u}) {
-    Graph g(1);
-    std::vector<Fingerprint> fps = crowded(1);
-    for (std::uint64_t i = 1; i < 5000; ++i) fps.push_back(fp(i));
-    g.add(fps[0], kNoState, kNoAction);
-    ASSERT_EQ(g.append_level(499, 1), 0u) << "1024 slots hold 500 states";
-    for (StateId s = 1; s < 500; ++s) g.set_state(s, fps[s], 0, 0);
-    enter_by_parts(g, fps, 1, 500, 0, parts);
-    const std::size_t again = g.append_level(4500, 2);
-    ASSERT_EQ(again, 500u) << "the second level makes the table grow again";
-    for (StateId s = 500; s < 5000; ++s) g.set_state(s, fps[s], s - 499, 0);
-    enter_by_parts(g, fps, 500, 5000, again, parts);
-    for (StateId s = 0; s < 5000; ++s) ASSERT_EQ(g.find(fps[s]), s) << parts << " parts";
-    EXPECT_EQ(g.depth(4999), 2u);
-    EXPECT_EQ(g.parent(4999), 4500u);
-  }
 }
 
 TEST(Graph, TakesAShorterParentWhenOneIsFound) {

@@ -52,6 +52,34 @@ TEST(Team, AMembersExceptionComesBackFromRun) {
   EXPECT_EQ(calls.load(), 2);
 }
 
+TEST(Team, ASecondPhaseRunsOnEveryMemberAfterTheFirstOnAll) {
+  Team team(3);
+  std::vector<int> first(3, 0);
+  std::vector<int> seen(3, -1);
+  for (int job = 1; job <= 50; ++job) {
+    team.run([&](unsigned m) { first[m] = job * 10 + static_cast<int>(m); },
+             [&](unsigned m) { seen[m] = first[(m + 1) % 3]; });
+    ASSERT_EQ(seen, (std::vector<int>{job * 10 + 1, job * 10 + 2, job * 10})) << "job " << job;
+  }
+}
+
+TEST(Team, AFirstPhaseThatThrowsSkipsTheSecondAndLeavesNoMemberWaiting) {
+  Team team(3);
+  for (unsigned thrower : {0u, 2u}) {
+    std::atomic<int> second{0};
+    EXPECT_THROW(team.run(
+                     [&](unsigned m) {
+                       if (m == thrower) throw std::runtime_error("the first phase failed");
+                     },
+                     [&](unsigned) { ++second; }),
+                 std::runtime_error);
+    EXPECT_EQ(second.load(), 0) << "member " << thrower << " threw";
+  }
+  std::atomic<int> calls{0};
+  team.run([&](unsigned) { ++calls; }, [&](unsigned) { ++calls; });
+  EXPECT_EQ(calls.load(), 6);
+}
+
 TEST(SpinBarrier, NoMemberPassesBeforeEveryMemberArrived) {
   constexpr unsigned kMembers = 3;
   constexpr int kRounds = 2000;
