@@ -107,7 +107,7 @@ std::size_t Graph::append_level(std::size_t n, std::uint32_t depth) {
   return in_table;
 }
 
-void Graph::store(StateId s, const Fingerprint& fp, StateId parent, ActionId action) {
+void Graph::set_state(StateId s, const Fingerprint& fp, StateId parent, ActionId action) {
   fps_[s] = fp;
   parents_[s] = parent;
   if (narrow_actions_) {
@@ -117,15 +117,11 @@ void Graph::store(StateId s, const Fingerprint& fp, StateId parent, ActionId act
   }
 }
 
-void Graph::set_state(StateId s, const Fingerprint& fp, StateId parent, ActionId action) {
-  store(s, fp, parent, action);
-}
-
 StateId Graph::append(const Fingerprint& fp, StateId parent, ActionId action, std::uint32_t depth) {
   const auto id = static_cast<StateId>(fps_.size());
   const std::size_t again = append_level(1, depth);
   if (again > 0) fill(again);
-  store(id, fp, parent, action);
+  set_state(id, fp, parent, action);
   insert(id, fp);
   return id;
 }

@@ -63,6 +63,7 @@ class Graph final : public StateTree {
   // grow, append_level() returns the number of states before it, which the parts enter again
   // (TablePart::enter_old); else 0. Nothing else may run meanwhile.
   std::size_t append_level(std::size_t n, std::uint32_t depth);
+  // Writes state s's fingerprint, parent and parent action (not its table slot).
   void set_state(StateId s, const Fingerprint& fp, StateId parent, ActionId action);
   // The part of `parts` that enters fp: by the top bits of fp.lo, which also place it in the
   // table (home()), so that a part's fingerprints have their first slots in one range.
@@ -116,8 +117,6 @@ class Graph final : public StateTree {
   // Enters the states below `end` in the table, in one part.
   void fill(StateId end);
   std::size_t slot_of(const Fingerprint& fp) const;
-  // Writes state s's fingerprint, parent and parent action (not its table slot).
-  void store(StateId s, const Fingerprint& fp, StateId parent, ActionId action);
   // A fingerprint's first slot: its low word scaled to the table's size.
   std::size_t home(const Fingerprint& fp) const {
     return static_cast<std::size_t>((static_cast<unsigned __int128>(fp.lo) * table_size_) >> 64);
