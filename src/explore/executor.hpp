@@ -67,6 +67,16 @@ class Executor {
       return false;
     }
   }
+  // run_typed() on another object of the model's type: `object` holds a state's bytes (a byte
+  // image's type is trivially copyable, so copying them there makes it one).
+  bool run_typed_on(ActionId a, void* object) {
+    try {
+      runs_[a](object);
+      return true;
+    } catch (...) {
+      return false;
+    }
+  }
   // Whether a step of action a has drawn a number from its Rng: the action chooses values at
   // random, and a step explores only the ones drawn for it.
   bool drew(std::size_t a) const { return drew_[a] != 0; }

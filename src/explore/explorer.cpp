@@ -132,12 +132,19 @@ Status Explorer::Impl::run_image_state(StateId s, std::span<const ActionId> acti
   PROWL_CHECK(held.state == s && held.bytes != nullptr,
               "run_image_state() without the state's bytes held");
   const unsigned char* const source = held.bytes;
-  unsigned char* const live = image.live;
   const std::size_t size = image.size;
+  // Each step runs on a scratch copy and is hashed once the next has run (detail::StepScratch).
+  std::size_t held_item = 0;
+  const auto ran = [&](const unsigned char* bytes, StateId, ActionId) {
+    Executed& item = items[held_item];
+    item.fp = image_hash(bytes, size);
+    graph->prefetch(item.fp);
+  };
   for (ActionId a : actions) {
     Executed& item = items[n];
-    std::memcpy(live, source, size);  // typed actions leave the context as it is
-    if (!exec->run_typed(a)) {
+    unsigned char* at = image_scratch->fresh(source);  // typed actions leave the context as it is
+    if (!exec->run_typed_on(a, at)) {
+      image_scratch->release(ran);
       // It threw: run it again the general way, which records the error.
       if (Status st = run_pair({s, a}, /*batch=*/true, item); !st) return st;
       if (item.ran) ++n;
@@ -150,11 +157,11 @@ Status Explorer::Impl::run_image_state(StateId s, std::span<const ActionId> acti
     item.failures.clear();  // a slot an error filled before
     item.kind = Outcome::Kind::kOk;
     count_step(a, Outcome::Kind::kOk);
-    item.fp = image_hash(live, size);
-    graph->prefetch(item.fp);
-    ++n;
+    image_scratch->hold(at, s, a, ran);
+    held_item = n++;
   }
-  planner->invalidate();  // the world is at a state the graph does not know yet
+  image_scratch->release(ran);
+  planner->invalidate();  // an action that threw ran again on the world (run_pair)
   return Status::ok();
 }
 
@@ -273,6 +280,7 @@ Status Explorer::Impl::start_one(OneLoop& loop) {
     image_typed = image.size != 0 && nf == 0 && !exec->has_before() && !any_run_limit &&
                   exec->all_typed_runs();
     store.set_size(image.size);
+    if (image_typed) image_scratch.emplace(image.size);
     // From here on the explorer keeps the snapshots; the world is still at the initial state.
     if (image_typed && graph->has_unexplored(0)) {
       if (Status st = keep_state(0); !st) return st;

@@ -20,6 +20,7 @@
 #include "image_store.hpp"
 #include "prowl/explore/explorer.hpp"
 #include "prowl/world/restore_planner.hpp"
+#include "step_scratch.hpp"
 
 namespace prowl {
 
@@ -85,6 +86,7 @@ struct Explorer::Impl {
   // The byte-image path where every action runs typed and nothing else is tracked (no facts,
   // before-invariants or run limits): a state's actions run in run_image_state().
   bool image_typed = false;
+  std::optional<detail::StepScratch> image_scratch;  // where run_image_state() runs the steps
 
   // While a state's actions run back to back, its snapshot is looked up once. Only while no
   // snapshot is saved or released: those may move the bytes.

@@ -4,9 +4,9 @@
 // LevelBytes blocks) are expanded in rounds of up to round_states() states, each round in three
 // phases that every thread of a Team runs, with the caller's bookkeeping between them:
 //   1. expand: threads claim chunks of consecutive states, run every enabled action of each on
-//      their own copy of the world, and look each successor up in the graph (read-only: nothing
-//      writes the graph in this phase). A known successor is a transition; an unknown one is kept
-//      as a candidate in the chunk, in (source, action) order.
+//      their own copies of the state (detail::StepScratch), and look each successor up in the
+//      graph (read-only: nothing writes the graph in this phase). A known successor is a
+//      transition; an unknown one is kept as a candidate in the chunk, in (source, action) order.
 //   2. deduplicate: each thread owns the fingerprints of its part of the table (Graph::part_of;
 //      phase 1 listed them per owner) and goes through its candidates of the round in order,
 //      keeping the first of each fingerprint (the winner). Since chunks and candidates are in
@@ -32,6 +32,7 @@
 #include "explorer_impl.hpp"
 #include "level_bytes.hpp"
 #include "prowl/core/interrupt.hpp"
+#include "step_scratch.hpp"
 #include "team.hpp"
 
 namespace prowl {
@@ -77,6 +78,7 @@ struct alignas(64) Member {
   std::unique_ptr<detail::Executor> own_exec;
   detail::Executor* exec = nullptr;
   unsigned char* live = nullptr;
+  std::optional<detail::StepScratch> scratch;  // where expand() runs the steps
   std::vector<ActionId> enabled;
   struct Step {
     Fingerprint fp;
@@ -134,21 +136,12 @@ struct Explorer::Impl::Levels {
 
   Status start();
   void finish();
-  void run(const detail::Team::Job& job) {
-    if (team) {
-      team->run(job);
-    } else {
-      job(0);
-    }
-  }
+  void run(const detail::Team::Job& job) { team ? team->run(job) : job(0); }
   // job, then (once every thread is done with it) then.
   void run(const detail::Team::Job& job, const detail::Team::Job& then) {
-    if (team) {
-      team->run(job, then);
-    } else {
-      job(0);
-      then(0);
-    }
+    if (team) return team->run(job, then);
+    job(0);
+    then(0);
   }
   Status search(Clock::time_point start, Termination& termination);
   // One round: the frontier's states [first, end). False when the run must stop.
@@ -237,6 +230,7 @@ Status Explorer::Impl::Levels::start() {
     m.executed.assign(n, 0);
     m.errors.assign(n, 0);
     m.pending.reserve(kPrefetchBatch);
+    m.scratch.emplace(size);
   }
   chunk_states = std::clamp<std::size_t>(
       (std::size_t{1} << kRefIndexBits) / std::max<std::size_t>(1, x.model.actions().size()), 1,
@@ -381,30 +375,36 @@ void Explorer::Impl::Levels::note_new_states() {
 }
 
 void Explorer::Impl::Levels::expand(Member& m, Chunk& c) {
+  const auto ran = [&](const unsigned char* bytes, StateId s, ActionId a) {
+    ++m.transitions;
+    const Fingerprint fp = hash(bytes, size);
+    graph.prefetch(fp);
+    m.pending.push_back({fp, s, a});
+    if (m.pending.size() == kPrefetchBatch) resolve(m, c);
+  };
+  detail::StepScratch& scratch = *m.scratch;
   for (StateId s = c.first; s < c.end; ++s) {
     const std::size_t offset = s - level_first;
     if (offset < skip_now.size() && skip_now[offset]) continue;
     const unsigned char* src = frontier.at(offset);
-    std::memcpy(m.live, src, size);
+    detail::copy_state(m.live, src, size);
     m.exec->enabled_actions({}, nullptr, m.enabled);
     if (s != 0) {  // the root's were counted when it was expanded first
       for (ActionId a : m.enabled) ++m.enabled_count[a];
     }
     for (ActionId a : m.enabled) {
-      std::memcpy(m.live, src, size);
+      unsigned char* at = scratch.fresh(src);
       ++m.steps;
       ++m.executed[a];
-      if (!m.exec->run_typed(a)) {
+      if (m.exec->run_typed_on(a, at)) {
+        scratch.hold(at, s, a, ran);
+      } else {
+        scratch.release(ran);
         error(m, c, s, a, src);
-        continue;
       }
-      ++m.transitions;
-      const Fingerprint fp = hash(m.live, size);
-      graph.prefetch(fp);
-      m.pending.push_back({fp, s, a});
-      if (m.pending.size() == kPrefetchBatch) resolve(m, c);
     }
   }
+  scratch.release(ran);
   resolve(m, c);
 }
 
@@ -509,9 +509,9 @@ void Explorer::Impl::Levels::add(Member& m, Chunk& c) {
     const StateId s = level_first + cand.source;
     const ActionId a = cand.action;
     graph.set_state(t, cand.fp, s, a);
-    std::memcpy(m.live, frontier.at(cand.source), size);
+    detail::copy_state(m.live, frontier.at(cand.source), size);
     const bool again = m.exec->run_typed(a) && hash(m.live, size) == cand.fp;
-    std::memcpy(next.at(t - next_first), m.live, size);
+    detail::copy_state(next.at(t - next_first), m.live, size);
     cand.source = t;
     if (!again) {
       // Not expanded, as one thread leaves a state whose step does not repeat.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -12,6 +13,7 @@
 #include "level_bytes.hpp"
 #include "prowl/core/chunked_vector.hpp"
 #include "prowl/explore/ranks.hpp"
+#include "step_scratch.hpp"
 
 namespace prowl {
 
@@ -116,7 +118,8 @@ struct Explorer::Impl::RankSearch {
   std::uint32_t depth = 0;
   std::vector<ActionId> enabled;
   std::vector<Arrival> batch;
-  std::vector<unsigned char> own_bytes;  // the bytes of the batch's successors of this rank
+  std::vector<unsigned char> own_bytes;        // the bytes of the batch's successors of this rank
+  std::optional<detail::StepScratch> scratch;  // where expand() runs the steps
   std::vector<Ranks::Buffer> out[2];
   std::vector<Ranks::Buffer> in;
   std::vector<std::size_t> used;  // bytes written to each buffer of the round (its size: room)
@@ -170,8 +173,9 @@ struct Explorer::Impl::RankSearch {
               detail::Clock::time_point start);
   void error(StateId s, ActionId a, std::uint64_t mask, const unsigned char* src,
              std::vector<Ranks::Buffer>& buffers);
+  // Step (s, a) reached `state` (its bytes), whose fingerprint is fp: to its owner.
   void send(const Fingerprint& fp, StateId s, ActionId a, std::uint64_t mask,
-            std::vector<Ranks::Buffer>& buffers);
+            const unsigned char* state, std::vector<Ranks::Buffer>& buffers);
   Header local_header(detail::Clock::time_point start);
   // Rank 0's progress line, from every rank's header of the last exchange, when it is due.
   void show_progress(detail::Clock::time_point start);

@@ -59,6 +59,7 @@ void Explorer::Impl::RankSearch::start() {
   live = x.image.live;
   root.assign(live, live + size);
   own_bytes.resize(kBatch * size);
+  scratch.emplace(size);
   batch.reserve(kBatch);
   for (auto& o : out) o.resize(n);
   in.resize(n);
@@ -179,6 +180,11 @@ void Explorer::Impl::RankSearch::show_progress(Clock::time_point start) {
 void Explorer::Impl::RankSearch::expand(StateId first, StateId end,
                                         std::vector<Ranks::Buffer>& buffers,
                                         Clock::time_point start) {
+  StateId current = kNoState;  // the state being expanded, and its after-invariants' mask
+  std::uint64_t mask = 0;
+  const auto ran = [&](const unsigned char* bytes, StateId from, ActionId a) {
+    send(hash(bytes, size), from, a, from == current ? mask : mask_of(from), bytes, buffers);
+  };
   for (StateId s = first; s < end; ++s) {
     if ((s & 63) == 0) {
       if (in_flight) ranks.progress();
@@ -186,33 +192,37 @@ void Explorer::Impl::RankSearch::expand(StateId first, StateId end,
       if (interrupts() > 0 || out_of_time(start)) break;
     }
     const unsigned char* src = frontier.at(s - level_first);
-    const std::uint64_t mask = mask_of(s);
-    std::memcpy(live, src, size);
+    current = s;
+    mask = mask_of(s);
+    detail::copy_state(live, src, size);
     x.exec->enabled_actions({}, nullptr, enabled);
     if (s != 0) {  // the root's were counted when it was expanded first
       for (ActionId a : enabled) ++x.coverage[a].enabled;
     }
     for (ActionId a : enabled) {
-      std::memcpy(live, src, size);
+      unsigned char* at = scratch->fresh(src);
       ++x.stats.steps;
       ++x.coverage[a].executed;
-      if (!x.exec->run_typed(a)) {
+      if (x.exec->run_typed_on(a, at)) {
+        scratch->hold(at, s, a, ran);
+      } else {
+        scratch->release(ran);
         error(s, a, mask, src, buffers);
-        continue;
       }
-      send(hash(live, size), s, a, mask, buffers);
     }
   }
+  scratch->release(ran);
   flush();
 }
 
 void Explorer::Impl::RankSearch::send(const Fingerprint& fp, StateId s, ActionId a,
-                                      std::uint64_t mask, std::vector<Ranks::Buffer>& buffers) {
+                                      std::uint64_t mask, const unsigned char* state,
+                                      std::vector<Ranks::Buffer>& buffers) {
   graph.count_transitions(1);
   const unsigned to = owner(fp);
   if (to == me) {  // this rank's own: known, or new and added now
     unsigned char* bytes = own_bytes.data() + batch.size() * size;
-    std::memcpy(bytes, live, size);
+    detail::copy_state(bytes, state, size);
     queue({fp, me, s, a, mask, bytes});
     return;
   }
@@ -233,7 +243,7 @@ void Explorer::Impl::RankSearch::send(const Fingerprint& fp, StateId s, ActionId
     std::memcpy(p, &mask, sizeof mask);
     p += sizeof mask;
   }
-  std::memcpy(p, live, size);
+  detail::copy_state(p, state, size);
 }
 
 void Explorer::Impl::RankSearch::error(StateId s, ActionId a, std::uint64_t mask,
@@ -243,7 +253,7 @@ void Explorer::Impl::RankSearch::error(StateId s, ActionId a, std::uint64_t mask
   std::memcpy(live, src, size);
   Outcome outcome = x.exec->run(a, [&] { return x.step_rng(s, a); });
   if (outcome.kind != Outcome::Kind::kError) {
-    send(hash(live, size), s, a, mask, buffers);
+    send(hash(live, size), s, a, mask, live, buffers);
     return;
   }
   if (interrupts() > 0) {  // failed while the run was stopping: not the system's fault
@@ -315,10 +325,10 @@ void Explorer::Impl::RankSearch::arrive(const Fingerprint& fp, unsigned from, St
   const StateId t = graph.append(fp, s, a, depth + 1);
   parent_rank.push_back(static_cast<std::uint16_t>(from));
   next.grow(1);
-  std::memcpy(next.at(t - next_first), bytes, size);
+  detail::copy_state(next.at(t - next_first), bytes, size);
   x.stats.max_depth = std::max(x.stats.max_depth, depth + 1);
   if (!x.exec->has_after()) return;
-  if (bytes != live) std::memcpy(live, bytes, size);
+  if (bytes != live) detail::copy_state(live, bytes, size);
   Violations v;
   x.exec->check(false, [&](std::size_t i, const std::string& msg) {
     v.mask |= std::uint64_t{1} << i;
