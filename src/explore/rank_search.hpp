@@ -144,14 +144,15 @@ struct Explorer::Impl::RankSearch {
   unsigned owner(const Fingerprint& fp) const {
     return static_cast<unsigned>(((fp.hi >> 32) * n) >> 32);
   }
-  // A round's states: more for a larger graph, fewer for states of many bytes or actions. Each
-  // rank's own; the ranks agree on the number of rounds of a level (search()).
+  // A round's states: 4,096, fewer for states of many bytes or actions. Each rank's own; the
+  // ranks agree on the number of rounds of a level (search()). Up to 16,384 on large graphs
+  // (fewer exchanges) was slower (bench/README.md, "MPI"): a round's records to the other rank
+  // were then about 3 MB on counters 1e7, more than a core's 2 MB L2 cache.
   std::size_t round_states() const {
     const std::size_t record = kRecordHead + sizeof(std::uint64_t) + size;
     const std::size_t fits =
         kRoundBytes / (record * std::max<std::size_t>(1, x.model.actions().size()));
-    return std::min(std::clamp<std::size_t>(graph.num_states() / 128, 4096, 16384),
-                    std::max<std::size_t>(fits, 16));
+    return std::min<std::size_t>(4096, std::max<std::size_t>(fits, 16));
   }
   // The states this rank owns: the root is in every rank's graph, counted by its owner.
   std::uint64_t owned_states() const { return graph.num_states() - (me == root_owner ? 0 : 1); }

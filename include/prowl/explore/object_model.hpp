@@ -8,6 +8,9 @@
 // run() accepts (T&), (T&, Context&) or (T&, Context&, Rng&) and returns void or Outcome.
 // when() accepts (const T&) or (const T&, const Context&) returning bool.
 // check() accepts (const T&) or (const T&, const Context&) returning bool or Check.
+// Each is a function of the object it is given: the explorer may run an action on a copy of the
+// state (a byte-image T is run on scratch copies, and on one per thread), so code that reaches
+// the world's object some other way sees another state.
 #pragma once
 
 #include <algorithm>
