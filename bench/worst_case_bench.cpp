@@ -4,25 +4,32 @@
 //   WC program=P search=S n=N longest=L paths=K paths_to_longest=J runs=R seconds=T end=E
 //   PAPER program=P search=S n=N longest=L paths=K time=M:SS
 //
-//   WC program=P search=pyse(preN0) n=N longest=L paths=MEDIAN seeds=5 each=K,K,... seconds=T
+//   WC program=P search=pyse(preN0[,stop]) n=N longest=L paths=MEDIAN seeds=5 each=K,K,...
+//      seconds=T
+//
+// The PySE rows search each size in turn with one network per seed, pre-trained at N0, and count
+// the runs until the known longest was first found (a seed that did not find it: >1000, >2000).
+// pyse(preN0) searches each size as `prowl worst-case --search pyse` does, to 1000 runs or every
+// path; pyse(preN0,stop) stops each size at the known longest (at most 2000 runs), so the next
+// size inherits less training.
 //
 // usage: worst_case_bench [--smoke] [--large] [--pyse]
 //   default  boyer_moore3 at n = 3, 4, 5, 10, 20: exhaustive, wise (n0=6), spf-wca h=2 (n0=6,7;
-//            also n = 30, 100) and spf-wca h=2 (n0=3,4; also n = 30); insertion_sort exhaustive
-//            n = 2..8 and wise (n0=3) n = 2..12
-//   --large  also boyer_moore3 exhaustive at n = 30 (88,573 paths)
-//            and PySE pre-trained at 5 on boyer_moore3 at n = 3 .. 100, seeds 1..5, each size run
-//            until the known longest (at most 2000 runs): the median runs beside the paper's
+//            also n = 30, 100) and spf-wca h=2 (n0=3,4; also n = 30); PySE pre-trained at 5 and
+//            at 10 (both ways, seeds 1..5) at n = 3 .. 100; insertion_sort exhaustive n = 2..8
+//            and wise (n0=3) n = 2..12
 //            smith_waterman: exhaustive n = 3, 4, 5, wise (n0=3) and PySE pre-trained at 5 (seeds
 //            1..5) at n = 3 .. 100
 //            dijkstra: exhaustive n = 3, 4 (--large: 5) and wise (n0=4) at n = 5, 6, 8; --large
 //            also spf-wca h=2 (n0=4) at 5 and PySE pre-trained at 4, 300 runs a size, at 5, 6, 8
+//   --large  also boyer_moore3 exhaustive at n = 30 (88,573 paths)
 //   --smoke  boyer_moore3 n = 3, 4, 5, 10, insertion_sort n = 2..6, smith_waterman exhaustive
-//            n = 3..5, wise n = 3..10, PySE (seed 1) n = 3, 10 only
-//   --pyse   the PySE rows only (boyer_moore3 pre-trained at 5 and at 10, smith_waterman at 5); for
-//   experiments, the environment sets PYSE_PROGRAM (one program),
-//            PYSE_SEEDS (how many, default 5), PYSE_SEED0 (the first, default 1) and PyseOptions:
-//            PYSE_LR, PYSE_PASSES, PYSE_MIN_UPDATES, PYSE_EPS, PYSE_RUN_EPS
+//            n = 3..5, wise n = 3..10, PySE (seed 1, stopped at the longest) n = 3, 10 only
+//   --pyse   the PySE rows only, both ways (boyer_moore3 pre-trained at 5 and at 10,
+//            smith_waterman at 5); for experiments, the environment sets PYSE_PROGRAM (one
+//            program), PYSE_SEEDS (how many, default 5), PYSE_SEED0 (the first, default 1) and
+//            PyseOptions: PYSE_LR, PYSE_PASSES, PYSE_MIN_UPDATES, PYSE_EPS, PYSE_RUN_EPS,
+//            PYSE_HISTORY
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -169,13 +176,24 @@ std::uint64_t known_longest(const Program& p, int n) {
   return static_cast<std::uint64_t>(p.name == "smith_waterman" ? 3 * n : 3 * (n / 3));
 }
 
-// PySE pre-trained at n0, then each size until the known longest, over `seeds` seeds; prints each
-// seed's runs and the median.
+// How PySE's search of each size ends in run_pyse.
+enum class Protocol {
+  kBudget,  // as `prowl worst-case` does: at most kPyseBudget runs or every path, the longest not
+            // known to the search; the network goes on to the next size with all it learned
+  kStop,    // at the known longest (at most 2000 runs): the next size inherits less training
+};
+constexpr std::uint64_t kPyseBudget = 1000;  // `prowl worst-case --search pyse`'s default
+
+// PySE pre-trained at n0, then each size in turn with the same network, over `seeds` seeds;
+// prints each seed's runs to the longest (the known one: a seed that does not reach it counts as
+// more than any) and the median.
 int run_pyse(const Program& p, int n0, const std::vector<int>& sizes, int seeds,
-             const SearchOptions& o) {
+             const SearchOptions& o, Protocol protocol) {
   std::vector<std::vector<std::uint64_t>> runs(sizes.size());
   std::vector<double> seconds(sizes.size(), 0);
   const int first = std::getenv("PYSE_SEED0") != nullptr ? std::atoi(std::getenv("PYSE_SEED0")) : 1;
+  SearchOptions budget = o;
+  budget.max_paths = kPyseBudget;
   for (int seed = first; seed < first + seeds; ++seed) {
     prowl::wc::PyseOptions po;
     po.seed = static_cast<std::uint64_t>(seed);
@@ -185,38 +203,42 @@ int run_pyse(const Program& p, int n0, const std::vector<int>& sizes, int seeds,
     if (const char* eps = std::getenv("PYSE_RUN_EPS")) po.run_epsilon = std::atof(eps);
     if (const char* m = std::getenv("PYSE_MIN_UPDATES")) po.min_updates = std::atoi(m);
     if (const char* b = std::getenv("PYSE_BATCH")) po.batch = std::atoi(b);
+    if (const char* h = std::getenv("PYSE_HISTORY")) po.history = std::atoi(h);
     prowl::wc::Pyse pyse(p, po);
-    if (auto pre = pyse.search(n0, o); !pre) {
+    if (auto pre = pyse.search(n0, budget); !pre) {
       std::fprintf(stderr, "%s\n", pre.status().message().c_str());
       return 1;
     }
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      SearchOptions target = o;
-      target.target = known_longest(p, sizes[i]);
-      target.max_paths = 2000;
-      auto r = pyse.search(sizes[i], target);
+      SearchOptions each = budget;
+      if (protocol == Protocol::kStop) {
+        each.target = known_longest(p, sizes[i]);
+        each.max_paths = 2000;
+      }
+      auto r = pyse.search(sizes[i], each);
       if (!r) {
         std::fprintf(stderr, "%s\n", r.status().message().c_str());
         return 1;
       }
-      // Not found within the limit: more than any count found.
-      runs[i].push_back(r->longest >= target.target ? r->runs_to_longest : UINT64_MAX);
+      const bool found = r->longest >= known_longest(p, sizes[i]);
+      runs[i].push_back(found ? r->runs_to_longest : UINT64_MAX);
       seconds[i] += r->seconds;
     }
   }
+  const std::string search =
+      fmt::format("pyse(pre{}{})", n0, protocol == Protocol::kStop ? ",stop" : "");
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     std::vector<std::uint64_t> sorted = runs[i];
     std::sort(sorted.begin(), sorted.end());
+    const std::string limit = protocol == Protocol::kStop ? ">2000" : ">1000";
     std::string each;
     for (std::uint64_t r : runs[i]) {
-      each += (each.empty() ? "" : ",") + (r == UINT64_MAX ? ">2000" : std::to_string(r));
+      each += (each.empty() ? "" : ",") + (r == UINT64_MAX ? limit : std::to_string(r));
     }
     fmt::print(
-        "WC program={} search=pyse(pre{}) n={} longest={} paths={} seeds={} each={} "
-        "seconds={:.3f}\n",
-        p.name, n0, sizes[i], known_longest(p, sizes[i]),
-        sorted[sorted.size() / 2] == UINT64_MAX ? std::string(">2000")
-                                                : std::to_string(sorted[sorted.size() / 2]),
+        "WC program={} search={} n={} longest={} paths={} seeds={} each={} seconds={:.3f}\n",
+        p.name, search, sizes[i], known_longest(p, sizes[i]),
+        sorted[sorted.size() / 2] == UINT64_MAX ? limit : std::to_string(sorted[sorted.size() / 2]),
         seeds, each, seconds[i] / seeds);
     print_paper(p.name, "pyse(pre" + std::to_string(n0) + ")", sizes[i]);
     std::fflush(stdout);
@@ -299,10 +321,15 @@ int main(int argc, char** argv) {
     const int seeds =
         std::getenv("PYSE_SEEDS") != nullptr ? std::atoi(std::getenv("PYSE_SEEDS")) : 5;
     int code = 0;
-    for (const Program* p : {&bm, &sw}) {
-      if (only == nullptr || p->name == only) code |= run_pyse(*p, 5, paper_sizes, seeds, options);
+    for (Protocol protocol : {Protocol::kBudget, Protocol::kStop}) {
+      if (only == nullptr || bm.name == only) {
+        code |= run_pyse(bm, 5, paper_sizes, seeds, options, protocol);
+        code |= run_pyse(bm, 10, paper_sizes, seeds, options, protocol);
+      }
+      if (only == nullptr || sw.name == only) {
+        code |= run_pyse(sw, 5, paper_sizes, seeds, options, protocol);
+      }
     }
-    if (only == nullptr || bm.name == only) code |= run_pyse(bm, 10, paper_sizes, seeds, options);
     return code;
   }
   std::vector<int> exhaustive_sizes = {3, 4, 5, 10};
@@ -331,8 +358,12 @@ int main(int argc, char** argv) {
   code |= run_exhaustive(sw, {3, 4, 5}, options);
   code |=
       run_guided(sw, "wise", {3}, 0, smoke ? std::vector<int>{3, 4, 5, 10} : paper_sizes, options);
-  if (!smoke) code |= run_pyse(bm, 5, paper_sizes, 5, options);
-  if (!smoke) code |= run_pyse(bm, 10, paper_sizes, 5, options);
+  if (!smoke) {
+    for (Protocol protocol : {Protocol::kBudget, Protocol::kStop}) {
+      code |= run_pyse(bm, 5, paper_sizes, 5, options, protocol);
+      code |= run_pyse(bm, 10, paper_sizes, 5, options, protocol);
+    }
+  }
   // Dijkstra (no figures in the paper): exhaustive where it finishes, then the learners.
   const Program& dj = program("dijkstra");
   code |= run_exhaustive(dj, large ? std::vector<int>{3, 4, 5} : std::vector<int>{3, 4}, options);
@@ -342,6 +373,7 @@ int main(int argc, char** argv) {
     code |= run_guided(dj, "spf-wca(4)", {4}, 2, {5}, options);
     code |= run_pyse_budget(dj, 4, {5, 6, 8}, 5, 300, options);
   }
-  code |= run_pyse(sw, 5, smoke ? std::vector<int>{3, 10} : paper_sizes, smoke ? 1 : 5, options);
+  code |= run_pyse(sw, 5, smoke ? std::vector<int>{3, 10} : paper_sizes, smoke ? 1 : 5, options,
+                   smoke ? Protocol::kStop : Protocol::kBudget);
   return code;
 }
