@@ -134,9 +134,8 @@ Status Explorer::Impl::run_image_state(StateId s, std::span<const ActionId> acti
   const unsigned char* const source = held.bytes;
   const std::size_t size = image.size;
   // Each step runs on a scratch copy and is hashed once the next has run (detail::StepScratch).
-  std::size_t held_item = 0;
-  const auto ran = [&](const unsigned char* bytes, StateId, ActionId) {
-    Executed& item = items[held_item];
+  const auto ran = [&](const unsigned char* bytes, std::size_t i) {
+    Executed& item = items[i];
     item.fp = image_hash(bytes, size);
     graph->prefetch(item.fp);
   };
@@ -157,8 +156,7 @@ Status Explorer::Impl::run_image_state(StateId s, std::span<const ActionId> acti
     item.failures.clear();  // a slot an error filled before
     item.kind = Outcome::Kind::kOk;
     count_step(a, Outcome::Kind::kOk);
-    image_scratch->hold(at, s, a, ran);
-    held_item = n++;
+    image_scratch->hold(at, n++, ran);
   }
   image_scratch->release(ran);
   planner->invalidate();  // an action that threw ran again on the world (run_pair)

@@ -86,7 +86,8 @@ struct Explorer::Impl {
   // The byte-image path where every action runs typed and nothing else is tracked (no facts,
   // before-invariants or run limits): a state's actions run in run_image_state().
   bool image_typed = false;
-  std::optional<detail::StepScratch> image_scratch;  // where run_image_state() runs the steps
+  // Where run_image_state() runs the steps, each held with the index of its item.
+  std::optional<detail::StepScratch<std::size_t>> image_scratch;
 
   // While a state's actions run back to back, its snapshot is looked up once. Only while no
   // snapshot is saved or released: those may move the bytes.

@@ -78,7 +78,7 @@ struct alignas(64) Member {
   std::unique_ptr<detail::Executor> own_exec;
   detail::Executor* exec = nullptr;
   unsigned char* live = nullptr;
-  std::optional<detail::StepScratch> scratch;  // where expand() runs the steps
+  std::optional<detail::StepScratch<Pair>> scratch;  // where expand() runs the steps
   std::vector<ActionId> enabled;
   struct Step {
     Fingerprint fp;
@@ -375,14 +375,14 @@ void Explorer::Impl::Levels::note_new_states() {
 }
 
 void Explorer::Impl::Levels::expand(Member& m, Chunk& c) {
-  const auto ran = [&](const unsigned char* bytes, StateId s, ActionId a) {
+  const auto ran = [&](const unsigned char* bytes, const Pair& step) {
     ++m.transitions;
     const Fingerprint fp = hash(bytes, size);
     graph.prefetch(fp);
-    m.pending.push_back({fp, s, a});
+    m.pending.push_back({fp, step.state, step.action});
     if (m.pending.size() == kPrefetchBatch) resolve(m, c);
   };
-  detail::StepScratch& scratch = *m.scratch;
+  detail::StepScratch<Pair>& scratch = *m.scratch;
   for (StateId s = c.first; s < c.end; ++s) {
     const std::size_t offset = s - level_first;
     if (offset < skip_now.size() && skip_now[offset]) continue;
@@ -397,7 +397,7 @@ void Explorer::Impl::Levels::expand(Member& m, Chunk& c) {
       ++m.steps;
       ++m.executed[a];
       if (m.exec->run_typed_on(a, at)) {
-        scratch.hold(at, s, a, ran);
+        scratch.hold(at, {s, a}, ran);
       } else {
         scratch.release(ran);
         error(m, c, s, a, src);

@@ -118,8 +118,13 @@ struct Explorer::Impl::RankSearch {
   std::uint32_t depth = 0;
   std::vector<ActionId> enabled;
   std::vector<Arrival> batch;
-  std::vector<unsigned char> own_bytes;        // the bytes of the batch's successors of this rank
-  std::optional<detail::StepScratch> scratch;  // where expand() runs the steps
+  std::vector<unsigned char> own_bytes;  // the bytes of the batch's successors of this rank
+  struct Step {                          // a step of expand(), held while the next one runs
+    StateId from = kNoState;
+    ActionId action = kNoAction;
+    std::uint64_t mask = 0;  // from's after-invariants
+  };
+  std::optional<detail::StepScratch<Step>> scratch;  // where expand() runs the steps
   std::vector<Ranks::Buffer> out[2];
   std::vector<Ranks::Buffer> in;
   std::vector<std::size_t> used;  // bytes written to each buffer of the round (its size: room)

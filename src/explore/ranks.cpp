@@ -180,10 +180,8 @@ void Explorer::Impl::RankSearch::show_progress(Clock::time_point start) {
 void Explorer::Impl::RankSearch::expand(StateId first, StateId end,
                                         std::vector<Ranks::Buffer>& buffers,
                                         Clock::time_point start) {
-  StateId current = kNoState;  // the state being expanded, and its after-invariants' mask
-  std::uint64_t mask = 0;
-  const auto ran = [&](const unsigned char* bytes, StateId from, ActionId a) {
-    send(hash(bytes, size), from, a, from == current ? mask : mask_of(from), bytes, buffers);
+  const auto ran = [&](const unsigned char* bytes, const Step& step) {
+    send(hash(bytes, size), step.from, step.action, step.mask, bytes, buffers);
   };
   for (StateId s = first; s < end; ++s) {
     if ((s & 63) == 0) {
@@ -192,8 +190,7 @@ void Explorer::Impl::RankSearch::expand(StateId first, StateId end,
       if (interrupts() > 0 || out_of_time(start)) break;
     }
     const unsigned char* src = frontier.at(s - level_first);
-    current = s;
-    mask = mask_of(s);
+    const std::uint64_t mask = mask_of(s);  // the state's after-invariants
     detail::copy_state(live, src, size);
     x.exec->enabled_actions({}, nullptr, enabled);
     if (s != 0) {  // the root's were counted when it was expanded first
@@ -204,7 +201,7 @@ void Explorer::Impl::RankSearch::expand(StateId first, StateId end,
       ++x.stats.steps;
       ++x.coverage[a].executed;
       if (x.exec->run_typed_on(a, at)) {
-        scratch->hold(at, s, a, ran);
+        scratch->hold(at, {s, a, mask}, ran);
       } else {
         scratch->release(ran);
         error(s, a, mask, src, buffers);

@@ -8,8 +8,6 @@
 #include <memory>
 #include <type_traits>
 
-#include "prowl/core/ids.hpp"
-
 namespace prowl::detail {
 
 // std::memcpy of a state's bytes (a byte image's few dozen), inline. Its size is known only at run
@@ -46,9 +44,12 @@ inline void copy_state(unsigned char* to, const unsigned char* from, std::size_t
 // buffer cannot take its data from there and waits for the store to reach the cache (perf put
 // half the hash's time at that load). One step later the store has long reached it.
 //
-// Usage, per step: at = fresh(src); run the action on at; hold(at, s, a, done) when it ran, or
+// Usage, per step: at = fresh(src); run the action on at; hold(at, what, done) when it ran, or
 // release(done) when it did not (the steps before it are handed on first, keeping their order);
-// release(done) after the last. done(bytes, s, a) gets each step once, in the order they ran.
+// release(done) after the last. done(bytes, what) gets each step once, in the order they ran;
+// `what` is the caller's record of the step (a Held: its state and action, the slot its result
+// goes to, ...).
+template <class Held>
 class StepScratch {
  public:
   // The copies are aligned for any object: the typed actions take them as the model's type.
@@ -68,13 +69,13 @@ class StepScratch {
     copy_state(at, src, size_);
     return at;
   }
-  // Step (s, a) ran on `at` (the last fresh()): hands the held step to done, and holds this one.
+  // The step `what` ran on `at` (the last fresh()): hands the held step to done, and holds this
+  // one.
   template <class Done>
-  void hold(const unsigned char* at, StateId s, ActionId a, Done&& done) {
+  void hold(const unsigned char* at, const Held& what, Done&& done) {
     release(done);
     held_ = at;
-    source_ = s;
-    action_ = a;
+    what_ = what;
   }
   // Hands the held step, if any, to done.
   template <class Done>
@@ -82,7 +83,7 @@ class StepScratch {
     if (held_ == nullptr) return;
     const unsigned char* bytes = held_;
     held_ = nullptr;
-    done(bytes, source_, action_);
+    done(bytes, what_);
   }
 
  private:
@@ -93,8 +94,7 @@ class StepScratch {
   unsigned char* copies_[2] = {nullptr, nullptr};
   unsigned flip_ = 0;
   const unsigned char* held_ = nullptr;
-  StateId source_ = 0;
-  ActionId action_ = 0;
+  Held what_{};
 };
 
 }  // namespace prowl::detail

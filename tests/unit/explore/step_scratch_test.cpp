@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "prowl/core/ids.hpp"
+
 namespace prowl::detail {
 namespace {
 
@@ -22,20 +24,21 @@ struct Handed {
 struct Recorder {
   std::size_t size;
   std::vector<Handed> got;
-  void operator()(const unsigned char* bytes, StateId s, ActionId a) {
-    got.push_back({std::string(reinterpret_cast<const char*>(bytes), size), s, a});
+  void operator()(const unsigned char* bytes, const Pair& step) {
+    got.push_back(
+        {std::string(reinterpret_cast<const char*>(bytes), size), step.state, step.action});
   }
 };
 
 TEST(StepScratch, HandsEachStepOnOneStepLateInTheOrderTheyRan) {
   const unsigned char src[4] = {'a', 'a', 'a', 'a'};
-  StepScratch scratch(4);
+  StepScratch<Pair> scratch(4);
   Recorder done{4, {}};
   for (ActionId a = 0; a < 4; ++a) {
     unsigned char* at = scratch.fresh(src);
     EXPECT_EQ(std::string(reinterpret_cast<const char*>(at), 4), "aaaa");
     at[a] = static_cast<unsigned char>('0' + a);  // the step: a narrow store, as an action's
-    scratch.hold(at, 7, a, done);
+    scratch.hold(at, {7, a}, done);
     ASSERT_EQ(done.got.size(), a) << "step " << a << " is held, the ones before it handed on";
   }
   scratch.release(done);
@@ -48,20 +51,20 @@ TEST(StepScratch, HandsEachStepOnOneStepLateInTheOrderTheyRan) {
 TEST(StepScratch, TheNextStepRunsOnTheOtherCopyWhileOneIsHeld) {
   const unsigned char first[2] = {'x', 'y'};
   const unsigned char second[2] = {'p', 'q'};
-  StepScratch scratch(2);
+  StepScratch<Pair> scratch(2);
   Recorder done{2, {}};
   unsigned char* a = scratch.fresh(first);
   a[0] = 'X';
-  scratch.hold(a, 1, 10, done);
+  scratch.hold(a, {1, 10}, done);
   unsigned char* b = scratch.fresh(second);
   EXPECT_NE(a, b);
   b[1] = 'Q';
-  scratch.hold(b, 2, 20, done);
+  scratch.hold(b, {2, 20}, done);
   ASSERT_EQ(done.got.size(), 1u);
   EXPECT_EQ(done.got[0], (Handed{"Xy", 1, 10}));  // the second step's copy left it as it was
   unsigned char* c = scratch.fresh(first);
   EXPECT_EQ(c, a) << "the copies alternate";
-  scratch.hold(c, 3, 30, done);
+  scratch.hold(c, {3, 30}, done);
   scratch.release(done);
   const std::vector<Handed> want = {{"Xy", 1, 10}, {"pQ", 2, 20}, {"xy", 3, 30}};
   EXPECT_EQ(done.got, want);
@@ -69,18 +72,18 @@ TEST(StepScratch, TheNextStepRunsOnTheOtherCopyWhileOneIsHeld) {
 
 TEST(StepScratch, AStepThatDidNotRunHandsOnTheHeldOneAndIsNotHandedOn) {
   const unsigned char src[3] = {'s', 't', 'u'};
-  StepScratch scratch(3);
+  StepScratch<Pair> scratch(3);
   Recorder done{3, {}};
   unsigned char* a = scratch.fresh(src);
   a[2] = 'U';
-  scratch.hold(a, 4, 0, done);
+  scratch.hold(a, {4, 0}, done);
   (void)scratch.fresh(src);  // step (4, 1) threw: released, not held
   scratch.release(done);
   ASSERT_EQ(done.got.size(), 1u);
   EXPECT_EQ(done.got[0], (Handed{"stU", 4, 0}));
   unsigned char* c = scratch.fresh(src);
   c[0] = 'S';
-  scratch.hold(c, 4, 2, done);
+  scratch.hold(c, {4, 2}, done);
   scratch.release(done);
   const std::vector<Handed> want = {{"stU", 4, 0}, {"Stu", 4, 2}};
   EXPECT_EQ(done.got, want);
@@ -89,7 +92,7 @@ TEST(StepScratch, AStepThatDidNotRunHandsOnTheHeldOneAndIsNotHandedOn) {
 TEST(StepScratch, CopiesAreAlignedForAnyObject) {
   const std::vector<unsigned char> src(200, 1);
   for (std::size_t size : {1u, 7u, 8u, 63u, 64u, 65u, 200u}) {
-    StepScratch scratch(size);
+    StepScratch<Pair> scratch(size);
     for (int i = 0; i < 2; ++i) {
       const unsigned char* at = scratch.fresh(src.data());
       EXPECT_EQ(reinterpret_cast<std::uintptr_t>(at) % 64, 0u) << size;
