@@ -8,6 +8,7 @@
 //
 // usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] [--seeds S]
 //                      [--seed FIRST] [--updates U] [--rounds R] [--ablation 0|1|local]
+//                      [--per-graph E] [--train-seed S] [--envs N] [--entropy W] [--graph-lr R]
 // --ablation 1 adds the history summaries of the paper's Tables 5-6: the graph policy with the
 // node's embedding only (node-nonAR), the mean of the node embeddings (pool-nonAR), and the
 // attention readout (graph-nonAR, the `learned` row again); and each with an LSTM over the steps'
@@ -16,13 +17,18 @@
 // variants get (GraphPolicy::Shape::local; node and pool without message passing).
 // `learned` is the graph policy (prowl/learn/graph_policy.hpp, R message-passing rounds, default
 // 3), trained the same way as `linear`.
-// `qtable` is tabular Q-learning trained on each held-out graph itself (200 episodes), the paper's
-// fine-tuning baseline. `linear` is the linear softmax over move features trained by A2C (U updates
-// of 16 episodes, on training graphs disjoint from the held-out ones), then run greedily once per
-// held-out graph. `linear_finetuned` and `learned_finetuned` go on training a copy on each
-// held-out graph alone (13 updates of 16 episodes, about qtable's 200), then run greedily. Graph g
-// (g = 0 .. G-1) is reset(FIRST + g); policy seed s of it is FIRST·1000 + g·S + s. The 95% interval
-// is 1.96 standard errors over the G·S episodes.
+// `qtable` is tabular Q-learning trained on each held-out graph itself (E episodes, default
+// 1,000) with the node id as its state, the paper's fine-tuning baseline, reporting the best
+// greedy run it reaches; `qtable_history` the same with the whole state of the episode (node,
+// step, visited set, back stack), stronger than the paper's. `linear` is the linear softmax over
+// move features trained by A2C (U updates of 16 episodes, on training graphs disjoint from the
+// held-out ones; training seed S, default 1), then run greedily once per held-out graph.
+// `linear_finetuned` and `learned_finetuned` go on training a copy on each held-out graph alone
+// (E episodes, in updates of 16), then run greedily. --per-graph 0 leaves out these four rows.
+// Training: N episodes per update (16), entropy weight W (0.01), the graph policy's Adam rate R
+// (0.01; the linear one's is 0.05).
+// Graph g (g = 0 .. G-1) is reset(FIRST + g); policy seed s of it is FIRST·1000 + g·S + s. The 95%
+// interval is 1.96 standard errors over the G·S episodes.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -43,9 +49,6 @@ namespace {
 
 using prowl::learn::Env;
 using prowl::learn::Mode;
-
-// The episodes qtable trains on each held-out graph, and the fine-tuned policies too.
-constexpr int kQtableEpisodes = 200;
 
 struct Paper {
   const char* env;
@@ -85,7 +88,8 @@ std::vector<std::string> split(const std::string& text) {
 int usage() {
   std::fprintf(stderr,
                "usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] "
-               "[--seeds S] [--seed FIRST] [--updates U] [--rounds R] [--ablation 0|1|local]\n");
+               "[--seeds S] [--seed FIRST] [--updates U] [--rounds R] [--ablation 0|1|local] "
+               "[--per-graph E] [--train-seed S] [--envs N] [--entropy W] [--graph-lr R]\n");
   return 2;
 }
 
@@ -94,6 +98,9 @@ int usage() {
 int main(int argc, char** argv) {
   std::string envs = "maze6,er-app", modes = "vision,bump";
   long graphs = 100, seeds = 5, first = 1000, updates = 300, rounds = 3, ablation = 0;
+  // The episodes qtable and the fine-tuned policies get on each held-out graph (0: none of them).
+  long per_graph = 1000, train_seed = 1, envs_per_update = 16;
+  double entropy = 0.01, graph_lr = 0.01;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     char* end = nullptr;
@@ -101,34 +108,53 @@ int main(int argc, char** argv) {
       envs = argv[i + 1];
     } else if (flag == "--modes") {
       modes = argv[i + 1];
+    } else if (flag == "--entropy" || flag == "--graph-lr") {
+      const double value = std::strtod(argv[i + 1], &end);
+      if (*end != '\0' || !(value >= 0) || (flag == "--graph-lr" && !(value > 0))) return usage();
+      (flag == "--entropy" ? entropy : graph_lr) = value;
     } else if (flag == "--ablation") {
       const std::string value = argv[i + 1];
       if (value != "0" && value != "1" && value != "local") return usage();
       ablation = value == "0" ? 0 : value == "1" ? 1 : 2;
     } else if (flag == "--graphs" || flag == "--seeds" || flag == "--seed" || flag == "--updates" ||
-               flag == "--rounds") {
+               flag == "--rounds" || flag == "--per-graph" || flag == "--train-seed" ||
+               flag == "--envs") {
       const long value = std::strtol(argv[i + 1], &end, 10);
-      if (*end != '\0' || value < (flag == "--seed" ? 0 : 1)) return usage();
-      (flag == "--graphs"    ? graphs
-       : flag == "--seeds"   ? seeds
-       : flag == "--updates" ? updates
-       : flag == "--rounds"  ? rounds
-                             : first) = value;
+      const bool zero = flag == "--seed" || flag == "--per-graph";
+      if (*end != '\0' || value < (zero ? 0 : 1) ||
+          (flag == "--train-seed" && value >= static_cast<long>(prowl::learn::kMaxTrainingSeed))) {
+        return usage();
+      }
+      (flag == "--graphs"      ? graphs
+       : flag == "--seeds"     ? seeds
+       : flag == "--updates"   ? updates
+       : flag == "--rounds"    ? rounds
+       : flag == "--seed"      ? first
+       : flag == "--per-graph" ? per_graph
+       : flag == "--envs"      ? envs_per_update
+                               : train_seed) = value;
     } else {
       return usage();
     }
   }
   if (argc % 2 == 0) return usage();
   using Run = std::function<double(Env&, std::uint64_t)>;
-  const std::vector<std::pair<std::string, Run>> policies = {
+  std::vector<std::pair<std::string, Run>> policies = {
       {"random", prowl::learn::run_random},
       {"randdfs", prowl::learn::run_randdfs},
       {"greedy", prowl::learn::run_greedy},
       {"qtable",
-       [](Env& env, std::uint64_t seed) {
-         return prowl::learn::run_qtable(env, seed, kQtableEpisodes);
+       [per_graph](Env& env, std::uint64_t seed) {
+         return prowl::learn::run_qtable(
+             env, seed, {prowl::learn::QState::kNode, static_cast<int>(per_graph)});
+       }},
+      {"qtable_history",
+       [per_graph](Env& env, std::uint64_t seed) {
+         return prowl::learn::run_qtable(
+             env, seed, {prowl::learn::QState::kHistory, static_cast<int>(per_graph)});
        }},
   };
+  if (per_graph == 0) policies.resize(3);
   for (const std::string& name : split(envs)) {
     for (const std::string& mode_text : split(modes)) {
       const std::optional<Mode> mode = prowl::learn::parse_mode(mode_text);
@@ -175,6 +201,9 @@ int main(int argc, char** argv) {
       prowl::learn::A2cOptions options;
       options.updates = static_cast<int>(updates);
       options.threads = 2;
+      options.seed = static_cast<std::uint64_t>(train_seed);
+      options.envs = static_cast<int>(envs_per_update);
+      options.entropy = entropy;
       const auto learned = [&](const std::string& policy_name, auto& policy) {
         const auto curve = prowl::learn::train_a2c(**env, policy, options);
         const prowl::learn::Runner greedy = [&policy](Env& e, std::uint64_t) {
@@ -187,9 +216,10 @@ int main(int argc, char** argv) {
               fmt::format(" trained={}x{} last_train_coverage={:.4f}", options.updates,
                           options.envs, curve.back().coverage));
         // Fine-tuned: a copy goes on training on each held-out graph alone for as many episodes
-        // as qtable gets there (200: 13 updates of 16), then runs greedily on it.
+        // as qtable gets there (1,000: 63 updates of 16), then runs greedily on it.
+        if (per_graph == 0) return;
         prowl::learn::A2cOptions tune = options;
-        tune.updates = (kQtableEpisodes + tune.envs - 1) / tune.envs;
+        tune.updates = (static_cast<int>(per_graph) + tune.envs - 1) / tune.envs;
         const prowl::learn::Runner tuned = [&](Env& e, std::uint64_t seed) {
           auto copy = policy;
           tune.graph = e.graph_seed();
@@ -204,21 +234,26 @@ int main(int argc, char** argv) {
               1, fmt::format(" tuned={}x{} per graph", tune.updates, tune.envs));
       };
       // The linear softmax over move features, and the graph policy (Ggnn over the memory).
-      prowl::learn::MovePolicy linear({}, 1, 0.05);
+      prowl::learn::MovePolicy linear({}, options.seed, 0.05);
       learned("linear", linear);
-      prowl::learn::GraphPolicy graph({16, static_cast<int>(rounds), 16, 32}, 1, 0.01);
+      prowl::learn::GraphPolicy graph({16, static_cast<int>(rounds), 16, 32}, options.seed,
+                                      graph_lr);
       learned("learned", graph);
       // The acceptance's comparisons, paired graph by graph.
       const std::pair<const char*, const char*> pairs[] = {
-          {"learned", "randdfs"},           {"learned", "greedy"}, {"learned", "qtable"},
-          {"learned_finetuned", "learned"}, {"linear", "randdfs"}, {"linear_finetuned", "linear"}};
+          {"learned", "randdfs"}, {"learned", "greedy"},
+          {"learned", "qtable"},  {"learned", "qtable_history"},
+          {"linear", "qtable"},   {"learned_finetuned", "learned"},
+          {"linear", "randdfs"},  {"linear_finetuned", "linear"}};
       const auto print_difference = [&](const char* a, const char* b) {
         const prowl::learn::Score d = prowl::learn::difference(means[a], means[b]);
         fmt::print("DIFF env={} mode={} a={} b={} difference={:+.4f} ci={:.4f} above_zero={}\n",
                    name, mode_text, a, b, d.mean, d.half_width,
                    d.mean - d.half_width > 0 ? "yes" : "no");
       };
-      for (const auto& [a, b] : pairs) print_difference(a, b);
+      for (const auto& [a, b] : pairs) {
+        if (means.count(a) && means.count(b)) print_difference(a, b);
+      }
       if (ablation == 0) continue;
       using Summary = prowl::learn::GraphPolicy::Summary;
       for (const bool history : {false, true}) {
@@ -232,7 +267,8 @@ int main(int argc, char** argv) {
           }
           // With local information node and pool get no message passing (docs/learned.md).
           const int r = local && summary != Summary::kGraph ? 0 : static_cast<int>(rounds);
-          prowl::learn::GraphPolicy variant({16, r, 16, 32, summary, history, 16, local}, 1, 0.01);
+          prowl::learn::GraphPolicy variant({16, r, 16, 32, summary, history, 16, local},
+                                            options.seed, graph_lr);
           prowl::learn::train_a2c(**env, variant, options);
           const prowl::learn::Runner greedy = [&variant](Env& e, std::uint64_t) {
             return prowl::learn::run_policy(e, variant);

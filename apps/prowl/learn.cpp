@@ -215,11 +215,15 @@ int eval_command(int argc, char** argv) {
   line("random", learn::evaluate(*env, learn::run_random, graphs, seeds, first), "");
   line("randdfs", learn::evaluate(*env, learn::run_randdfs, graphs, seeds, first), "");
   line("greedy", learn::evaluate(*env, learn::run_greedy, graphs, seeds, first), "");
-  const learn::Runner qtable = [](learn::Env& e, std::uint64_t s) {
-    return learn::run_qtable(e, s);
-  };
-  line("qtable", learn::evaluate(*env, qtable, graphs, seeds, first),
-       ", trained on each graph: 200 episodes");
+  for (const learn::QState state : {learn::QState::kNode, learn::QState::kHistory}) {
+    const learn::Runner qtable = [state](learn::Env& e, std::uint64_t s) {
+      return learn::run_qtable(e, s, {state, 200});
+    };
+    const bool node = state == learn::QState::kNode;
+    line(node ? "qtable" : "qtable_history", learn::evaluate(*env, qtable, graphs, seeds, first),
+         node ? ", on each graph, node ids: 200 episodes, best run"
+              : ", on each graph, whole state: 200 episodes, best run");
+  }
   const auto measure = [&](const std::string& name, const learn::AnyPolicy& p,
                            const std::string& note) {
     const learn::Runner run = [&](learn::Env& e, std::uint64_t) {

@@ -142,16 +142,18 @@ double run_greedy(Env& env, std::uint64_t seed) {
   return env.coverage();
 }
 
-double run_qtable(Env& env, std::uint64_t seed, int episodes) {
+double run_qtable(Env& env, std::uint64_t seed, const QtableOptions& options) {
   Rng rng(seed);
   const std::uint64_t graph = env.graph_seed();
+  const bool history = options.state == QState::kHistory;
   std::unordered_map<std::string, double> q;
-  // The state: the node, the step, the nodes visited (coverage's reward depends on them) and the
-  // back stack (where `back` leads), in graph nodes.
+  // kNode: the graph node alone, as the paper's baseline. kHistory adds the step, the nodes
+  // visited (coverage's reward depends on them) and the back stack (where `back` leads).
   std::string visited, stack;
   const auto key = [&](std::size_t move) {
-    return std::to_string(env.graph_node()) + "/" + std::to_string(env.steps()) + "/" + visited +
-           "/" + stack + "/" + env.moves()[move].label;
+    std::string k = std::to_string(env.graph_node());
+    if (history) k += "/" + std::to_string(env.steps()) + "/" + visited + "/" + stack;
+    return k + "/" + env.moves()[move].label;
   };
   const auto best = [&](double& value) {
     std::size_t choice = 0;
@@ -163,34 +165,47 @@ double run_qtable(Env& env, std::uint64_t seed, int episodes) {
     }
     return choice;
   };
-  for (int episode = 0; episode <= episodes; ++episode) {
-    const bool last = episode == episodes;  // the greedy run that is measured
-    const double epsilon =
-        last ? 0 : std::max(0.05, 1.0 - static_cast<double>(episode) / (0.8 * episodes));
+  // One episode from the graph's start: ε-greedy and learning, or greedy (ε = 0) and not.
+  std::vector<std::size_t> walk;
+  const auto episode = [&](double epsilon) {
+    const bool learn = epsilon > 0;
     env.reset(graph);
+    walk.clear();
     visited.assign(static_cast<std::size_t>(env.graph_nodes()), '0');
     visited[static_cast<std::size_t>(env.graph_node())] = '1';
     stack.clear();
     while (!env.done() && !env.moves().empty()) {
       double unused = 0;
       const std::size_t move = rng.unit() < epsilon ? rng.below(env.moves().size()) : best(unused);
-      const std::string k = key(move);
+      const std::string k = learn ? key(move) : std::string();
       const bool back = env.moves()[move].back;
       const int from = env.graph_node();
       const double reward = env.step(move);
+      walk.push_back(move);
       visited[static_cast<std::size_t>(env.graph_node())] = '1';
       if (back) {
         stack.erase(stack.rfind(','));
       } else if (env.has_back() && env.graph_node() != from) {
         stack += "," + std::to_string(from);
       }
-      if (last) continue;
+      if (!learn) continue;
       double next = 0;
       if (!env.done() && !env.moves().empty()) best(next);
       double& value = q[k];
       value += 0.5 * (reward + next - value);
     }
+    return env.coverage();
+  };
+  // The greedy run after each training episode; the best of them is the one reported (the
+  // paper's "best performance it can reach"), and played again last so that the env ends in it.
+  double reached = episode(0);
+  std::vector<std::size_t> best_walk = walk;
+  for (int e = 0; e < options.episodes; ++e) {
+    episode(std::max(0.05, 1.0 - static_cast<double>(e) / (0.8 * options.episodes)));
+    if (const double c = episode(0); c > reached) reached = c, best_walk = walk;
   }
+  env.reset(graph);
+  for (std::size_t move : best_walk) env.step(move);
   return env.coverage();
 }
 

@@ -88,13 +88,15 @@ double Env::step(std::size_t index) {
 // The moves of graph node `node` the agent has seen offered there and not tried: the open ones in
 // vision mode, every one not known blocked in bump mode.
 void Env::count_untried(int node) {
-  int count = 0;
+  const std::size_t m = static_cast<std::size_t>(memory_of_[static_cast<std::size_t>(node)]);
+  std::vector<std::string>& labels = memory_.untried_labels[m];
+  labels.clear();
   const auto& edges = out_[static_cast<std::size_t>(node)];
   for (std::size_t i = 0; i < edges.size(); ++i) {
     const bool seen = edges[i].to >= 0 || mode_ == Mode::kBump;
-    if (seen && !tried_[static_cast<std::size_t>(node)][i]) ++count;
+    if (seen && !tried_[static_cast<std::size_t>(node)][i]) labels.push_back(edges[i].label);
   }
-  memory_.untried[static_cast<std::size_t>(memory_of_[static_cast<std::size_t>(node)])] = count;
+  memory_.untried[m] = static_cast<int>(labels.size());
 }
 
 // The memory node of graph node `node`, added (and covered) on the first visit.
@@ -105,6 +107,7 @@ int Env::remember(int node) {
     memory_.edges.emplace_back();
     memory_.visits.push_back(0);
     memory_.untried.push_back(0);
+    memory_.untried_labels.emplace_back();
     ++covered_;
   }
   return m;

@@ -46,7 +46,7 @@ GraphPolicy::Record GraphPolicy::observe(const View& view, const Carry& carry) c
   std::vector<Eigen::VectorXd> moves = move_features(view);
   if (shape_.local) {
     r.graph.features.row(5).setZero();  // the route to the frontier
-    for (Eigen::VectorXd& m : moves) m({3, 4, 5, 8, 9}).setZero();
+    for (Eigen::VectorXd& m : moves) m({3, 4, 5, 8, 9, 10, 11}).setZero();
   }
   const Ggnn::Output out = encoder_.forward(r.graph);
   const Eigen::Index d = shape_.hidden;

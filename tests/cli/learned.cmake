@@ -5,10 +5,10 @@ file(MAKE_DIRECTORY ${learned_work})
 prowl_cli_test(train_writes_a_policy_with_a_learning_curve EXIT 0
   STDOUT "prowl train: maze6 \\(vision\\), 10 updates of 16 episodes, seed 3\n  update     1  episodes      16  coverage 0\\.[0-9]+\n.*  update    10  episodes     160  coverage 0\\.[0-9]+\npolicy written to [^\n]*/maze.policy\n"
   FILE ${learned_work}/maze.policy
-  FILE_MATCHES "^prowl-policy 1\nsizes=10,1\nactivation=tanh\nkind=move-policy\nfeatures=moves-v2\nenv=maze6\nmode=vision\nseed=3\nepisodes=160\nalgorithm=a2c\n"
+  FILE_MATCHES "^prowl-policy 1\nsizes=12,1\nactivation=tanh\nkind=move-policy\nfeatures=moves-v3\nenv=maze6\nmode=vision\nseed=3\nepisodes=160\nalgorithm=a2c\n"
   COMMAND ${prowl} train --env maze6 --episodes 160 --seed 3 -o ${learned_work}/maze.policy)
 prowl_cli_test(eval_measures_the_policy_beside_the_baselines EXIT 0
-  STDOUT "prowl eval: maze6 \\(vision\\), 10 graphs from seed 1000\n  random   0\\.[0-9]+ ± 0\\.[0-9]+  \\(20 episodes\\)\n  randdfs  0\\.[0-9]+ .*\n  greedy   0\\.[0-9]+ .*\n  qtable   0\\.[0-9]+ ± 0\\.[0-9]+  \\(20 episodes, trained on each graph: 200 episodes\\)\n  policy   0\\.[0-9]+ ± 0\\.[0-9]+  \\(10 episodes, greedy: one per graph\\)\n"
+  STDOUT "prowl eval: maze6 \\(vision\\), 10 graphs from seed 1000\n  random   0\\.[0-9]+ ± 0\\.[0-9]+  \\(20 episodes\\)\n  randdfs  0\\.[0-9]+ .*\n  greedy   0\\.[0-9]+ .*\n  qtable   0\\.[0-9]+ ± 0\\.[0-9]+  \\(20 episodes, on each graph, node ids: 200 episodes, best run\\)\n  qtable_history 0\\.[0-9]+ ± 0\\.[0-9]+  \\(20 episodes, on each graph, whole state: 200 episodes, best run\\)\n  policy   0\\.[0-9]+ ± 0\\.[0-9]+  \\(10 episodes, greedy: one per graph\\)\n"
   COMMAND ${prowl} eval --env maze6 --policy ${learned_work}/maze.policy --graphs 10 --seeds 2)
 set_tests_properties(cli.eval_measures_the_policy_beside_the_baselines PROPERTIES
   DEPENDS cli.train_writes_a_policy_with_a_learning_curve)
@@ -44,7 +44,7 @@ prowl_cli_test(eval_needs_a_policy EXIT 2
   STDERR "prowl eval: --policy FILE is required \\(or --ablation, which trains its own\\)"
   COMMAND ${prowl} eval --env maze6)
 prowl_cli_test(eval_ablation_trains_each_history_summary EXIT 0
-  STDOUT "  qtable [^\n]*\n  node-nonAR 0\\.[0-9]+ [^\n]*trained 2 updates of 16\\)\n  pool-nonAR 0\\.[0-9]+ [^\n]*\n  graph-nonAR 0\\.[0-9]+ [^\n]*\n  node-AR +0\\.[0-9]+ [^\n]*\n  pool-AR +0\\.[0-9]+ [^\n]*\n  graph-AR 0\\.[0-9]+ [^\n]*trained 2 updates of 16\\)\n$"
+  STDOUT "  qtable_history [^\n]*\n  node-nonAR 0\\.[0-9]+ [^\n]*trained 2 updates of 16\\)\n  pool-nonAR 0\\.[0-9]+ [^\n]*\n  graph-nonAR 0\\.[0-9]+ [^\n]*\n  node-AR +0\\.[0-9]+ [^\n]*\n  pool-AR +0\\.[0-9]+ [^\n]*\n  graph-AR 0\\.[0-9]+ [^\n]*trained 2 updates of 16\\)\n$"
   COMMAND ${prowl} eval --env maze6 --ablation --episodes 32 --graphs 5 --seeds 1)
 prowl_cli_test(eval_ablation_with_local_information EXIT 0
   STDOUT "  node-nonAR 0\\.[0-9]+ [^\n]*trained 1 updates of 16; local information\\)\n.*  graph-AR 0\\.[0-9]+ [^\n]*; local information\\)\n$"
@@ -88,7 +88,7 @@ prowl_cli_test(learned_strategy_names_a_missing_policy_file EXIT 2
 prowl_cli_test(train_writes_a_graph_policy EXIT 0
   STDOUT "prowl train: er-app \\(vision\\), 2 updates of 16 episodes, seed 5\n.*policy written to "
   FILE ${learned_work}/graph.policy
-  FILE_MATCHES "^prowl-policy 1\nsizes=58,32,1\nactivation=tanh\nkind=graph-policy\nfeatures=moves-v2\nnode_features=nodes-v1\nenv=er-app\nmode=vision\nhidden=16\nrounds=3\nreadout=16\nsummary=graph\nhistory=none\ninformation=full\nseed=5\n.*\nvector encoder [0-9]+\n"
+  FILE_MATCHES "^prowl-policy 1\nsizes=60,32,1\nactivation=tanh\nkind=graph-policy\nfeatures=moves-v3\nnode_features=nodes-v1\nenv=er-app\nmode=vision\nhidden=16\nrounds=3\nreadout=16\nsummary=graph\nhistory=none\ninformation=full\nseed=5\n.*\nvector encoder [0-9]+\n"
   COMMAND ${prowl} train --env er-app --network graph --episodes 32 --seed 5 -o ${learned_work}/graph.policy)
 prowl_cli_test(eval_measures_a_graph_policy EXIT 0
   STDOUT "  policy   0\\.[0-9]+ ± 0\\.[0-9]+  \\(5 episodes, greedy: one per graph\\)\n"
@@ -101,7 +101,7 @@ set_tests_properties(cli.eval_measures_a_graph_policy cli.demo_walks_with_a_grap
 prowl_cli_test(train_writes_a_graph_policy_with_history EXIT 0
   STDOUT "prowl train: er-app \\(vision\\), 2 updates of 16 episodes, seed 5\n.*policy written to "
   FILE ${learned_work}/lstm.policy
-  FILE_MATCHES "^prowl-policy 1\nsizes=58,32,1\nactivation=tanh\nkind=graph-policy\n.*\nsummary=graph\nhistory=lstm\ninformation=full\nlstm=16\nseed=5\n.*\nvector encoder [0-9]+\n.*\nvector lstm 2112\n"
+  FILE_MATCHES "^prowl-policy 1\nsizes=60,32,1\nactivation=tanh\nkind=graph-policy\n.*\nsummary=graph\nhistory=lstm\ninformation=full\nlstm=16\nseed=5\n.*\nvector encoder [0-9]+\n.*\nvector lstm 2112\n"
   COMMAND ${prowl} train --env er-app --network graph --history lstm --episodes 32 --seed 5 -o ${learned_work}/lstm.policy)
 prowl_cli_test(demo_explores_with_a_graph_policy_with_history EXIT 1
   STDOUT "shop: [23] findings( \\([34] paths\\))?; 1[12] states, [0-9]+ transitions, [0-9]+ steps in [0-9.]+ s \\(exhausted, seed 3\\)\n$"

@@ -99,11 +99,11 @@ std::vector<CurvePoint> train_a2c(Env& env, MovePolicy& policy, const A2cOptions
 std::vector<CurvePoint> train_a2c(Env& env, GraphPolicy& policy, const A2cOptions& options,
                                   const std::function<bool(const CurvePoint&)>& progress = {});
 
-// The scorer as a policy file: kind=move-policy, features=moves-v2, env= and mode= of `env`, then
+// The scorer as a policy file: kind=move-policy, features=moves-v3, env= and mode= of `env`, then
 // `extra` (the training's seed, updates, ...).
 PolicyFile to_policy_file(const MovePolicy& policy, const Env& env,
                           const std::vector<std::pair<std::string, std::string>>& extra);
-// The graph policy as a policy file: kind=graph-policy, features=moves-v2, node_features=nodes-v1,
+// The graph policy as a policy file: kind=graph-policy, features=moves-v3, node_features=nodes-v1,
 // env=, mode=, hidden=, rounds=, readout=, then `extra`; the head as the network and the
 // encoder's parameters as 'vector encoder N'.
 PolicyFile to_policy_file(const GraphPolicy& policy, const Env& env,

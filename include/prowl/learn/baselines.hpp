@@ -17,11 +17,20 @@ double run_randdfs(Env& env, std::uint64_t seed);
 // Greedy nearest frontier: the shortest known route to the nearest node with an untried move, then
 // a random untried move there.
 double run_greedy(Env& env, std::uint64_t seed);
-// Tabular Q-learning trained on this very graph (the paper's per-graph fine-tuning baseline): Q
-// keyed by (graph node, step, nodes visited, back stack, move label), `episodes` ε-greedy episodes
-// from its start (ε from 1 down to 0.05, α = 0.5, undiscounted), then one greedy run. The env is
-// reset to its graph_seed() for each episode and for the run.
-double run_qtable(Env& env, std::uint64_t seed, int episodes = 200);
+// Tabular Q-learning trained on this very graph (the paper's per-graph fine-tuning baseline):
+// `episodes` ε-greedy episodes from its start (ε from 1 down to 0.05, α = 0.5, undiscounted),
+// each followed by a greedy run; the best greedy run is reported (the paper reports "the best
+// performance it can reach") and is the env's state on return. Q is keyed by the move's label and
+// the state: the graph node alone (kNode, the paper's: "node ID as states and does not model the
+// exploration history"), or the node, step, nodes visited and back stack (kHistory: the whole
+// state of the episode, so that it can learn the optimal walk). The env is reset to its
+// graph_seed() for each episode.
+enum class QState { kNode, kHistory };
+struct QtableOptions {
+  QState state = QState::kNode;
+  int episodes = 200;
+};
+double run_qtable(Env& env, std::uint64_t seed, const QtableOptions& options = {});
 
 // The most coverage any policy could reach on the env's graph from its start within the budget,
 // knowing the graph (the offline optimum; no move is blocked): an exhaustive search over walks,

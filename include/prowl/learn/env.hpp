@@ -50,6 +50,9 @@ struct Memory {
   std::vector<std::vector<Edge>> edges;  // by memory node: the moves tried there, first try first
   std::vector<int> visits;               // by memory node: how often the agent was there
   std::vector<int> untried;              // by memory node: the moves offered there not yet tried
+  // By memory node, the labels of those moves, when the memory knows them (an Env's does; empty
+  // when it does not: an explorer's window of states).
+  std::vector<std::vector<std::string>> untried_labels;
   int current = 0;
 
   int nodes() const { return static_cast<int>(visits.size()); }

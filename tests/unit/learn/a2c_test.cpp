@@ -272,7 +272,7 @@ TEST(GraphPolicy, WithLocalInformationItSeesNoMoreThanTheMovesOwnNodeShows) {
   bool hidden_any = false;
   for (std::size_t m = 0; m < a.inputs.size(); ++m) {
     for (int f = 0; f < kMoveFeatures; ++f) {
-      const bool shown = f != 3 && f != 4 && f != 5 && f != 8 && f != 9;
+      const bool shown = f != 3 && f != 4 && f != 5 && f != 8 && f != 9 && f != 10 && f != 11;
       EXPECT_EQ(b.inputs[m][f], shown ? a.inputs[m][f] : 0.0) << "move " << m << ", feature " << f;
       hidden_any = hidden_any || (!shown && a.inputs[m][f] != 0);
     }
@@ -375,12 +375,12 @@ TEST(GraphPolicy, ItsPolicyFileIsCheckedAgainstItsShape) {
             "g.policy: a graph policy needs hidden= and readout= (1 to 4096), rounds= (0 to 4096) "
             "and a head of one hidden layer: train it again with prowl train");
   EXPECT_EQ(error([&](PolicyFile& f) { set(f, "hidden", "7"); }),
-            "g.policy: the graph policy's head takes 27 inputs, not 29 (the move features, two "
+            "g.policy: the graph policy's head takes 29 inputs, not 31 (the move features, two "
             "hidden= wide embeddings and its summary)");
   EXPECT_EQ(error([&](PolicyFile& f) { set(f, "summary", "lstm"); }),
             "g.policy: unknown summary=lstm; a graph policy's summary is graph, pool or node");
   EXPECT_EQ(error([&](PolicyFile& f) { set(f, "summary", "pool"); }),
-            "g.policy: the graph policy's head takes 27 inputs, not 28 (the move features, two "
+            "g.policy: the graph policy's head takes 29 inputs, not 30 (the move features, two "
             "hidden= wide embeddings and its summary)");
   EXPECT_EQ(error([](PolicyFile& f) { f.vectors[0].second.conservativeResize(3); }),
             "g.policy: a graph policy ends with 'vector encoder " +

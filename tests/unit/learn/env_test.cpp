@@ -216,13 +216,30 @@ TEST(Baselines, RandDfsAndGreedyBacktrackOneStepAtATime) {
 
 TEST(Baselines, TabularQTrainedOnTheGraphFindsTheRouteThatCoversItInTheBudget) {
   // With T = 4 only "to 1, back to 0, to 2, to 3" covers the tree; a random first move to 2 does
-  // not (it needs 5). Tabular Q on (node, step, move) learns the route on this very graph.
+  // not (it needs 5). Tabular Q on the whole state learns the route on this very graph.
   Tree tree({{0, 1}, {0, 2}, {2, 3}}, 4);
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     tree.reset(7);
-    EXPECT_EQ(run_qtable(tree, seed), 1.0) << "seed " << seed;
+    EXPECT_EQ(run_qtable(tree, seed, {QState::kHistory, 200}), 1.0) << "seed " << seed;
     EXPECT_EQ(tree.graph_seed(), 7u);
     EXPECT_EQ(tree.memory().edges[0][0].label, "to 1");
+    EXPECT_EQ(tree.steps(), 4);
+  }
+}
+
+TEST(Baselines, TabularQOnNodeIdsCannotLearnARouteThatLeavesANodeTwiceAnotherWay) {
+  // The paper's baseline: one greedy choice per node. From 0 it takes "to 1" every time (1, back,
+  // 1, back: 2 of 4 nodes) or "to 2" (2, 3, back, back: 3 of 4); the best run it reaches is the
+  // second, and the env ends in it.
+  Tree tree({{0, 1}, {0, 2}, {2, 3}}, 4);
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    tree.reset(7);
+    EXPECT_EQ(run_qtable(tree, seed, {QState::kNode, 200}), 0.75) << "seed " << seed;
+    EXPECT_EQ(tree.coverage(), 0.75);
+    EXPECT_EQ(tree.memory().edges[0][0].label, "to 2");
+    // The same seed reaches the same run.
+    tree.reset(7);
+    EXPECT_EQ(run_qtable(tree, seed, {QState::kNode, 200}), 0.75);
   }
 }
 
@@ -305,8 +322,10 @@ TEST(Optimum, IsTheMostAWalkCanCoverInTheBudget) {
       app->reset(seed);
       EXPECT_LE(run(*app, seed), best) << "seed " << seed;
     }
-    app->reset(seed);
-    EXPECT_LE(run_qtable(*app, seed, 500), best) << "seed " << seed;
+    for (const QState state : {QState::kNode, QState::kHistory}) {
+      app->reset(seed);
+      EXPECT_LE(run_qtable(*app, seed, {state, 500}), best) << "seed " << seed;
+    }
   }
 }
 
