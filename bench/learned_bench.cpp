@@ -8,7 +8,7 @@
 //
 // usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] [--seeds S]
 //                      [--seed FIRST] [--updates U] [--rounds R] [--ablation 0|1|local]
-//                      [--per-graph E] [--train-seed S] [--envs N] [--entropy W] [--graph-lr R]
+//                      [--per-graph E] [--train-seed T] [--envs N] [--entropy W] [--graph-lr L]
 // --ablation 1 adds the history summaries of the paper's Tables 5-6: the graph policy with the
 // node's embedding only (node-nonAR), the mean of the node embeddings (pool-nonAR), and the
 // attention readout (graph-nonAR, the `learned` row again); and each with an LSTM over the steps'
@@ -21,14 +21,16 @@
 // 1,000) with the node id as its state, the paper's fine-tuning baseline, reporting the best
 // greedy run it reaches; `qtable_history` the same with the whole state of the episode (node,
 // step, visited set, back stack), stronger than the paper's. `linear` is the linear softmax over
-// move features trained by A2C (U updates of 16 episodes, on training graphs disjoint from the
-// held-out ones; training seed S, default 1), then run greedily once per held-out graph.
+// move features trained by A2C (U updates of N episodes, on training graphs disjoint from the
+// held-out ones; training seed T, default 1), then run greedily once per held-out graph.
 // `linear_finetuned` and `learned_finetuned` go on training a copy on each held-out graph alone
-// (E episodes, in updates of 16), then run greedily. --per-graph 0 leaves out these four rows.
-// Training: N episodes per update (16), entropy weight W (0.01), the graph policy's Adam rate R
+// (E episodes, in updates of N), then run greedily. --per-graph 0 leaves out these four rows.
+// Training: N episodes per update (16), entropy weight W (0.01), the graph policy's Adam rate L
 // (0.01; the linear one's is 0.05).
 // Graph g (g = 0 .. G-1) is reset(FIRST + g); policy seed s of it is FIRST·1000 + g·S + s. The 95%
 // interval is 1.96 standard errors over the G·S episodes.
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -89,7 +91,7 @@ int usage() {
   std::fprintf(stderr,
                "usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] "
                "[--seeds S] [--seed FIRST] [--updates U] [--rounds R] [--ablation 0|1|local] "
-               "[--per-graph E] [--train-seed S] [--envs N] [--entropy W] [--graph-lr R]\n");
+               "[--per-graph E] [--train-seed T] [--envs N] [--entropy W] [--graph-lr L]\n");
   return 2;
 }
 
@@ -110,7 +112,10 @@ int main(int argc, char** argv) {
       modes = argv[i + 1];
     } else if (flag == "--entropy" || flag == "--graph-lr") {
       const double value = std::strtod(argv[i + 1], &end);
-      if (*end != '\0' || !(value >= 0) || (flag == "--graph-lr" && !(value > 0))) return usage();
+      if (end == argv[i + 1] || *end != '\0' || !std::isfinite(value) || value < 0 ||
+          (flag == "--graph-lr" && value == 0)) {
+        return usage();
+      }
       (flag == "--entropy" ? entropy : graph_lr) = value;
     } else if (flag == "--ablation") {
       const std::string value = argv[i + 1];
@@ -121,7 +126,8 @@ int main(int argc, char** argv) {
                flag == "--envs") {
       const long value = std::strtol(argv[i + 1], &end, 10);
       const bool zero = flag == "--seed" || flag == "--per-graph";
-      if (*end != '\0' || value < (zero ? 0 : 1) ||
+      if (end == argv[i + 1] || *end != '\0' || value < (zero ? 0 : 1) ||
+          (flag != "--seed" && flag != "--train-seed" && value > INT_MAX) ||
           (flag == "--train-seed" && value >= static_cast<long>(prowl::learn::kMaxTrainingSeed))) {
         return usage();
       }
@@ -216,7 +222,7 @@ int main(int argc, char** argv) {
               fmt::format(" trained={}x{} last_train_coverage={:.4f}", options.updates,
                           options.envs, curve.back().coverage));
         // Fine-tuned: a copy goes on training on each held-out graph alone for as many episodes
-        // as qtable gets there (1,000: 63 updates of 16), then runs greedily on it.
+        // as qtable gets there (1,000 by default, in updates of N), then runs greedily on it.
         if (per_graph == 0) return;
         prowl::learn::A2cOptions tune = options;
         tune.updates = (static_cast<int>(per_graph) + tune.envs - 1) / tune.envs;

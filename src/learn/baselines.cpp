@@ -178,14 +178,15 @@ double run_qtable(Env& env, std::uint64_t seed, const QtableOptions& options) {
       double unused = 0;
       const std::size_t move = rng.unit() < epsilon ? rng.below(env.moves().size()) : best(unused);
       const std::string k = learn ? key(move) : std::string();
-      const bool back = env.moves()[move].back;
       const int from = env.graph_node();
+      const int depth = env.back_depth();
       const double reward = env.step(move);
       walk.push_back(move);
       visited[static_cast<std::size_t>(env.graph_node())] = '1';
-      if (back) {
+      // The back stack as the env keeps it (a move that stays where it is pushes too).
+      if (env.back_depth() < depth) {
         stack.erase(stack.rfind(','));
-      } else if (env.has_back() && env.graph_node() != from) {
+      } else if (env.back_depth() > depth) {
         stack += "," + std::to_string(from);
       }
       if (!learn) continue;

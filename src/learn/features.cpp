@@ -47,6 +47,7 @@ std::vector<int> frontier_distance(const Memory& m) {
 }
 
 std::optional<std::vector<int>> LabelPositions::after(int from, const std::string& label) const {
+  if (from < 0 || static_cast<std::size_t>(from) >= of.size()) return std::nullopt;
   if (of[static_cast<std::size_t>(from)].empty() && !labels.empty()) return std::nullopt;
   for (const auto& [name, axis] : labels) {
     if (name != label) continue;

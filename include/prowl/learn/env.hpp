@@ -119,6 +119,8 @@ class Env {
   int graph_node() const { return at_; }
   // Whether `back` moves exist (return to the node the agent came from).
   bool has_back() const { return has_back_; }
+  // How many moves `back` can undo (the navigation stack's depth).
+  int back_depth() const { return static_cast<int>(parent_.size()); }
   // The seed of the last reset: reset(graph_seed()) starts the same episode again.
   std::uint64_t graph_seed() const { return seed_; }
   bool done() const;

@@ -24,7 +24,8 @@ std::vector<int> frontier_distance(const Memory& m);
 // dead reckoning, which holds on a grid (a maze's directions) and for a model whose actions add to
 // and take from counters. One coordinate per label and its opposite. Empty when the memory
 // contradicts it: two routes give a node two positions, two nodes share one, a move leads where it
-// started, or a label undoes itself or two others; and when a move has no label.
+// started, a label undoes itself, or a label and one that undid it already have coordinates that
+// are not one and opposite; and when a move has no label.
 struct LabelPositions {
   std::vector<std::vector<int>> of;  // by memory node, `axes` coordinates each
   int axes = 0;

@@ -228,18 +228,28 @@ TEST(Baselines, TabularQTrainedOnTheGraphFindsTheRouteThatCoversItInTheBudget) {
 }
 
 TEST(Baselines, TabularQOnNodeIdsCannotLearnARouteThatLeavesANodeTwiceAnotherWay) {
-  // The paper's baseline: one greedy choice per node. From 0 it takes "to 1" every time (1, back,
-  // 1, back: 2 of 4 nodes) or "to 2" (2, 3, back, back: 3 of 4); the best run it reaches is the
-  // second, and the env ends in it.
+  // The paper's baseline: one greedy choice per node. From 0 it takes "to 1" every time (1, 0, 1,
+  // 0: 2 of 4 nodes) or "to 2" (2, 3, then back toward 0: 3 of 4); the best run it reaches is
+  // the second, and the env ends in it.
   Tree tree({{0, 1}, {0, 2}, {2, 3}}, 4);
+  const auto walk = [&] {
+    std::vector<std::string> out;
+    for (const auto& edges : tree.memory().edges) {
+      for (const Memory::Edge& e : edges) out.push_back(e.label + ">" + std::to_string(e.to));
+    }
+    return out;
+  };
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     tree.reset(7);
     EXPECT_EQ(run_qtable(tree, seed, {QState::kNode, 200}), 0.75) << "seed " << seed;
     EXPECT_EQ(tree.coverage(), 0.75);
+    EXPECT_EQ(tree.steps(), 4);
     EXPECT_EQ(tree.memory().edges[0][0].label, "to 2");
-    // The same seed reaches the same run.
+    // The same seed reaches the same run, move for move.
+    const std::vector<std::string> first = walk();
     tree.reset(7);
     EXPECT_EQ(run_qtable(tree, seed, {QState::kNode, 200}), 0.75);
+    EXPECT_EQ(walk(), first);
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -75,8 +76,9 @@ TEST(LabelPositions, AreEmptyWhenTheMemoryContradictsThem) {
 
 TEST(LabelPositions, OnAMazeAreTheCellsCoordinatesAndMarkEveryMoveIntoAVisitedCell) {
   // Random walks in bump mode: each memory node's position is its cell's offset from the start
-  // (rows along north-south, columns along east-west), and an untried move's last feature is 1
-  // exactly when the cell it points at was visited.
+  // (rows along north-south, columns along east-west); an untried move's dead-reckoning feature
+  // is 1 exactly when the cell it points at was visited, and a known move's promising distance is
+  // the route to the nearest node with an untried move into a cell not known visited.
   auto maze = make_maze6(Mode::kBump);
   int marked = 0;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
@@ -107,12 +109,42 @@ TEST(LabelPositions, OnAMazeAreTheCellsCoordinatesAndMarkEveryMoveIntoAVisitedCe
         }
       }
       if (maze->done()) break;
+      const Memory& m = maze->memory();
+      const auto visited_cell = [&](int cell) {
+        return std::find(cell_of.begin(), cell_of.end(), cell) != cell_of.end();
+      };
+      const auto step = [](int cell, const std::string& label) {
+        return cell + (label == "north" ? -6 : label == "south" ? 6 : label == "west" ? -1 : 1);
+      };
+      // 1 / (1 + the known-route distance from `from` to a node with an untried move whose
+      // cell is not known visited), by breadth first over the memory's moves.
+      const auto promising_feature = [&](int from) {
+        std::vector<int> distance(cell_of.size(), -1);
+        std::vector<int> queue{from};
+        distance[static_cast<std::size_t>(from)] = 0;
+        for (std::size_t at = 0; at < queue.size(); ++at) {
+          const std::size_t v = static_cast<std::size_t>(queue[at]);
+          for (const std::string& label : m.untried_labels[v]) {
+            if (!axis.count(label) || !visited_cell(step(cell_of[v], label))) {
+              return 1.0 / (1.0 + distance[v]);
+            }
+          }
+          for (const Memory::Edge& e : m.edges[v]) {
+            if (e.to >= 0 && distance[static_cast<std::size_t>(e.to)] < 0) {
+              distance[static_cast<std::size_t>(e.to)] = distance[v] + 1;
+              queue.push_back(e.to);
+            }
+          }
+        }
+        return 0.0;
+      };
       const std::vector<Eigen::VectorXd> f = move_features(*maze);
       const int here = maze->graph_node();
       for (std::size_t i = 0; i < f.size(); ++i) {
         const Move& move = maze->moves()[i];
         if (move.target >= 0) {
           EXPECT_EQ(f[i][10], 0);
+          EXPECT_DOUBLE_EQ(f[i][11], promising_feature(move.target));
           continue;
         }
         const int dr = move.label == "north" ? -1 : move.label == "south" ? 1 : 0;
