@@ -18,11 +18,13 @@
 namespace prowl::learn {
 namespace {
 
-// A linear scorer with these weights over the move features (prowl/learn/features.hpp).
+// A linear scorer with these weights over the first move features (prowl/learn/features.hpp),
+// 0 over the rest.
 MovePolicy linear_policy(const std::vector<double>& weights) {
-  Layer layer{Eigen::MatrixXd(1, kMoveFeatures), Eigen::VectorXd::Zero(1)};
-  for (int i = 0; i < kMoveFeatures; ++i)
-    layer.weights(0, i) = weights[static_cast<std::size_t>(i)];
+  Layer layer{Eigen::MatrixXd::Zero(1, kMoveFeatures), Eigen::VectorXd::Zero(1)};
+  for (std::size_t i = 0; i < weights.size() && i < static_cast<std::size_t>(kMoveFeatures); ++i) {
+    layer.weights(0, static_cast<Eigen::Index>(i)) = weights[i];
+  }
   return MovePolicy(Mlp({layer}, Activation::kTanh), 1, 0.05);
 }
 
