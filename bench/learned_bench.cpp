@@ -7,8 +7,9 @@
 //        graph: the interval is over the graphs' differences)
 //
 // usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] [--seeds S]
-//                      [--seed FIRST] [--updates U] [--rounds R] [--ablation 0|1|local]
-//                      [--per-graph E] [--train-seed T] [--envs N] [--entropy W] [--graph-lr L]
+//                      [--seed FIRST] [--updates U] [--linear-updates LU] [--rounds R]
+//                      [--ablation 0|1|local] [--per-graph E] [--train-seed T] [--envs N]
+//                      [--entropy W] [--graph-lr L]
 // --ablation 1 adds the history summaries of the paper's Tables 5-6: the graph policy with the
 // node's embedding only (node-nonAR), the mean of the node embeddings (pool-nonAR), and the
 // attention readout (graph-nonAR, the `learned` row again); and each with an LSTM over the steps'
@@ -16,17 +17,20 @@
 // order Table 5 reports. --ablation local trains all six with only the information the paper's
 // variants get (GraphPolicy::Shape::local; node and pool without message passing).
 // `learned` is the graph policy (prowl/learn/graph_policy.hpp, R message-passing rounds, default
-// 3), trained the same way as `linear`.
+// 3), trained as prowl trains one (train_graph_policy): started from the `linear` row's policy and
+// trained U updates further (LU 0: from its own first weights, for U updates).
 // `qtable` is tabular Q-learning trained on each held-out graph itself (E episodes, default
 // 1,000) with the node id as its state, the paper's fine-tuning baseline, reporting the best
 // greedy run it reaches; `qtable_history` the same with the whole state of the episode (node,
 // step, visited set, back stack), stronger than the paper's. `linear` is the linear softmax over
-// move features trained by A2C (U updates of N episodes, on training graphs disjoint from the
-// held-out ones; training seed T, default 1), then run greedily once per held-out graph.
+// move features trained by A2C (LU updates of N episodes, default 2,000, on training graphs
+// disjoint from the held-out ones; training seed T, default 1), then run greedily once per
+// held-out graph.
 // `linear_finetuned` and `learned_finetuned` go on training a copy on each held-out graph alone
 // (E episodes, in updates of N), then run greedily. --per-graph 0 leaves out these four rows.
-// Training: N episodes per update (16), entropy weight W (0.01), the graph policy's Adam rate L
-// (0.01; the linear one's is 0.05).
+// Training: N episodes per update (16), entropy weight W (0.003), the graph policy's Adam rate L
+// (0.01; the linear one's is 0.05). The ablation's variants are trained as `learned` is, but
+// with local information (no linear start: the linear control would see more than they may).
 // Graph g (g = 0 .. G-1) is reset(FIRST + g); policy seed s of it is FIRST·1000 + g·S + s. The 95%
 // interval is 1.96 standard errors over the G·S episodes.
 #include <climits>
@@ -41,6 +45,8 @@
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "list_flag.hpp"
 
 #include "prowl/learn/a2c.hpp"
 #include "prowl/learn/baselines.hpp"
@@ -76,22 +82,12 @@ const Paper kPaper[] = {
     {"maze6", "graph-AR", "0.7160 (Table 5), 0.7340 (Table 6)"},
 };
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t at = 0;
-  while (at <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', at), text.size());
-    out.push_back(text.substr(at, comma - at));
-    at = comma + 1;
-  }
-  return out;
-}
-
 int usage() {
   std::fprintf(stderr,
                "usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] "
-               "[--seeds S] [--seed FIRST] [--updates U] [--rounds R] [--ablation 0|1|local] "
-               "[--per-graph E] [--train-seed T] [--envs N] [--entropy W] [--graph-lr L]\n");
+               "[--seeds S] [--seed FIRST] [--updates U] [--linear-updates LU] [--rounds R] "
+               "[--ablation 0|1|local] [--per-graph E] [--train-seed T] [--envs N] [--entropy W] "
+               "[--graph-lr L]\n");
   return 2;
 }
 
@@ -101,8 +97,9 @@ int main(int argc, char** argv) {
   std::string envs = "maze6,er-app", modes = "vision,bump";
   long graphs = 100, seeds = 5, first = 1000, updates = 300, rounds = 3, ablation = 0;
   // The episodes qtable and the fine-tuned policies get on each held-out graph (0: none of them).
-  long per_graph = 1000, train_seed = 1, envs_per_update = 16;
-  double entropy = 0.01, graph_lr = 0.01;
+  long per_graph = 1000, train_seed = 1, envs_per_update = 16,
+       linear_updates = prowl::learn::kLinearStartUpdates;
+  double entropy = prowl::learn::A2cOptions{}.entropy, graph_lr = 0.01;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     char* end = nullptr;
@@ -123,22 +120,23 @@ int main(int argc, char** argv) {
       ablation = value == "0" ? 0 : value == "1" ? 1 : 2;
     } else if (flag == "--graphs" || flag == "--seeds" || flag == "--seed" || flag == "--updates" ||
                flag == "--rounds" || flag == "--per-graph" || flag == "--train-seed" ||
-               flag == "--envs") {
+               flag == "--envs" || flag == "--linear-updates") {
       const long value = std::strtol(argv[i + 1], &end, 10);
-      const bool zero = flag == "--seed" || flag == "--per-graph";
+      const bool zero = flag == "--seed" || flag == "--per-graph" || flag == "--linear-updates";
       if (end == argv[i + 1] || *end != '\0' || value < (zero ? 0 : 1) ||
           (flag != "--seed" && flag != "--train-seed" && value > INT_MAX) ||
           (flag == "--train-seed" && value >= static_cast<long>(prowl::learn::kMaxTrainingSeed))) {
         return usage();
       }
-      (flag == "--graphs"      ? graphs
-       : flag == "--seeds"     ? seeds
-       : flag == "--updates"   ? updates
-       : flag == "--rounds"    ? rounds
-       : flag == "--seed"      ? first
-       : flag == "--per-graph" ? per_graph
-       : flag == "--envs"      ? envs_per_update
-                               : train_seed) = value;
+      (flag == "--graphs"           ? graphs
+       : flag == "--seeds"          ? seeds
+       : flag == "--updates"        ? updates
+       : flag == "--rounds"         ? rounds
+       : flag == "--seed"           ? first
+       : flag == "--per-graph"      ? per_graph
+       : flag == "--envs"           ? envs_per_update
+       : flag == "--linear-updates" ? linear_updates
+                                    : train_seed) = value;
     } else {
       return usage();
     }
@@ -161,8 +159,8 @@ int main(int argc, char** argv) {
        }},
   };
   if (per_graph == 0) policies.resize(3);
-  for (const std::string& name : split(envs)) {
-    for (const std::string& mode_text : split(modes)) {
+  for (const std::string& name : bench::split_list(envs)) {
+    for (const std::string& mode_text : bench::split_list(modes)) {
       const std::optional<Mode> mode = prowl::learn::parse_mode(mode_text);
       if (!mode) return usage();
       auto env = prowl::learn::make_env(name, *mode);
@@ -210,8 +208,9 @@ int main(int argc, char** argv) {
       options.seed = static_cast<std::uint64_t>(train_seed);
       options.envs = static_cast<int>(envs_per_update);
       options.entropy = entropy;
-      const auto learned = [&](const std::string& policy_name, auto& policy) {
-        const auto curve = prowl::learn::train_a2c(**env, policy, options);
+      // A trained policy's row, then its fine-tuned row.
+      const auto learned = [&](const std::string& policy_name, auto& policy,
+                               const std::vector<prowl::learn::CurvePoint>& curve) {
         const prowl::learn::Runner greedy = [&policy](Env& e, std::uint64_t) {
           return prowl::learn::run_policy(e, policy);
         };
@@ -219,8 +218,8 @@ int main(int argc, char** argv) {
               prowl::learn::graph_means(**env, greedy, static_cast<int>(graphs), 1,
                                         static_cast<std::uint64_t>(first)),
               1,
-              fmt::format(" trained={}x{} last_train_coverage={:.4f}", options.updates,
-                          options.envs, curve.back().coverage));
+              fmt::format(" trained={}x{} last_train_coverage={:.4f}", curve.size(), options.envs,
+                          curve.back().coverage));
         // Fine-tuned: a copy goes on training on each held-out graph alone for as many episodes
         // as qtable gets there (1,000 by default, in updates of N), then runs greedily on it.
         if (per_graph == 0) return;
@@ -239,12 +238,15 @@ int main(int argc, char** argv) {
                                         static_cast<std::uint64_t>(first)),
               1, fmt::format(" tuned={}x{} per graph", tune.updates, tune.envs));
       };
-      // The linear softmax over move features, and the graph policy (Ggnn over the memory).
+      // The linear softmax over move features, and the graph policy (Ggnn over the memory)
+      // started from it.
       prowl::learn::MovePolicy linear({}, options.seed, 0.05);
-      learned("linear", linear);
       prowl::learn::GraphPolicy graph({16, static_cast<int>(rounds), 16, 32}, options.seed,
                                       graph_lr);
-      learned("learned", graph);
+      const prowl::learn::GraphCurves curves = prowl::learn::train_graph_policy(
+          **env, graph, options, static_cast<int>(linear_updates), {}, &linear);
+      if (linear_updates > 0) learned("linear", linear, curves.linear);
+      learned("learned", graph, curves.graph);
       // The acceptance's comparisons, paired graph by graph.
       const std::pair<const char*, const char*> pairs[] = {
           {"learned", "randdfs"}, {"learned", "greedy"},
@@ -273,9 +275,10 @@ int main(int argc, char** argv) {
           }
           // With local information node and pool get no message passing (docs/learned.md).
           const int r = local && summary != Summary::kGraph ? 0 : static_cast<int>(rounds);
-          prowl::learn::GraphPolicy variant({16, r, 16, 32, summary, history, 16, local},
+          prowl::learn::GraphPolicy variant({16, r, 16, 32, summary, history, 16, local, !local},
                                             options.seed, graph_lr);
-          prowl::learn::train_a2c(**env, variant, options);
+          prowl::learn::train_graph_policy(**env, variant, options,
+                                           local ? 0 : static_cast<int>(linear_updates));
           const prowl::learn::Runner greedy = [&variant](Env& e, std::uint64_t) {
             return prowl::learn::run_policy(e, variant);
           };

@@ -5,7 +5,8 @@
 //   RESULT model=M strategy=S seeds=N states=MEDIAN states_mean=MEAN ci=HALF_WIDTH
 //          bugs_all=K/N first_finding=MEDIAN steps_per_s=R
 //
-// usage: learned_models_bench [--seeds 20] [--max-steps 2000] [--updates 100] [--no-shop]
+// usage: learned_models_bench [--seeds 20] [--max-steps 2000] [--updates 100]
+//                             [--models counters,orders,philo] [--no-shop]
 //
 // Two linear move policies (prowl/learn/a2c.hpp) are trained first: `er` on er-app graphs (the
 // paper's distribution), `models` on the state graphs of the bench's orders and philo models at
@@ -33,6 +34,8 @@
 
 #include <fmt/format.h>
 
+#include "list_flag.hpp"
+
 #include "models/models.hpp"
 #include "prowl/explore/explorer.hpp"
 #include "prowl/learn/a2c.hpp"
@@ -55,6 +58,7 @@ struct Settings {
   std::uint64_t max_steps = 2000;
   int updates = 100;
   bool shop = true;
+  std::string models = "counters,orders,philo";  // --models: which of the bench models, in order
 };
 
 [[noreturn]] void fail(const std::string& message) {
@@ -201,10 +205,12 @@ int main(int argc, char** argv) {
       s.updates = std::atoi(argv[++i]);
     } else if (arg == "--no-shop") {
       s.shop = false;
+    } else if (arg == "--models" && i + 1 < argc) {
+      s.models = argv[++i];
     } else {
       std::fprintf(stderr,
                    "usage: learned_models_bench [--seeds 20] [--max-steps 2000] [--updates 100] "
-                   "[--no-shop]\n");
+                   "[--models counters,orders,philo] [--no-shop]\n");
       return 2;
     }
   }
@@ -215,9 +221,21 @@ int main(int argc, char** argv) {
   auto er_env = prowl::learn::make_er_app();
   const MovePolicy er = train("er", *er_env, 300);
   const MovePolicy models = train_on_models(s.updates);
-  measure_all("counters", bench::make_counters_model({}), 0, er, models, s);
-  measure_all("orders", bench::make_orders_model({}), 0, er, models, s);
-  measure_all("philo", bench::make_philo_model({}), 0, er, models, s);
+  for (const std::string& name : bench::split_list(s.models)) {
+    if (name == "counters") {
+      measure_all("counters", bench::make_counters_model({}), 0, er, models, s);
+    } else if (name == "orders") {
+      measure_all("orders", bench::make_orders_model({}), 0, er, models, s);
+    } else if (name == "philo") {
+      measure_all("philo", bench::make_philo_model({}), 0, er, models, s);
+    } else if (!name.empty()) {
+      std::fprintf(stderr,
+                   "learned_models_bench: --models %s: the models are counters, orders and "
+                   "philo\n",
+                   name.c_str());
+      return 2;
+    }
+  }
 #ifdef SHOP_API_BINARY
   if (s.shop) {
     const fs::path dir =

@@ -5,7 +5,9 @@ RandDFS on perfect 6x6 mazes (recursive backtracker, random start, T = 36, outer
 in bump mode, three ways: as prowl's env runs it (no coordinates: a wall is known only from the
 side it was bumped from, and a move into a visited cell is only known to be one once taken), with
 a wall known from both sides, and with coordinates (also: no move into a visited cell). Vision
-mode and random walks for reference. Prints one line per variant with the mean coverage.
+mode and random walks for reference; in vision also depth first in a fixed order, in the best
+order for the maze (known), and the best walk of all (the offline optimum): the ceilings of what
+an online explorer can gain over randdfs. Prints one line per variant with the mean coverage.
 
 usage: python3 bench/maze_calibration.py [--mazes N] [--seed S]
 """
@@ -42,8 +44,9 @@ def draw_maze(rng):
     return passages
 
 
-def randdfs(rng, passages, start, mode, far_side=False, coordinates=False):
-    """Coverage of one RandDFS walk: a random untried move, else a step back to the parent."""
+def randdfs(rng, passages, start, mode, far_side=False, coordinates=False, choose=None):
+    """Coverage of one RandDFS walk: a random untried move (or the one `choose` picks of the
+    untried moves, in the order north, east, south, west), else a step back to the parent."""
     cur, visited, parent = start, {start}, {start: None}
     tried, walls, steps = set(), set(), 0
     while steps < BUDGET and len(visited) < SIZE * SIZE:
@@ -58,7 +61,7 @@ def randdfs(rng, passages, start, mode, far_side=False, coordinates=False):
                 continue
             moves.append((d, n))
         if moves:
-            d, n = rng.choice(moves)
+            d, n = (choose or rng.choice)(moves)
             tried.add((cur, d))
             steps += 1
             if frozenset((cur, n)) in passages:
@@ -74,6 +77,84 @@ def randdfs(rng, passages, start, mode, far_side=False, coordinates=False):
             cur = parent[cur]
             steps += 1
     return len(visited) / (SIZE * SIZE)
+
+
+def tree_below(passages, start):
+    """The maze as a tree from the start: each cell's children and each subtree's size."""
+    children, order, stack = {}, [], [(start, None)]
+    while stack:
+        cell, parent = stack.pop()
+        order.append(cell)
+        children[cell] = [n for _, n in neighbours(cell)
+                          if n != parent and frozenset((cell, n)) in passages]
+        stack.extend((c, cell) for c in children[cell])
+    size = {}
+    for cell in reversed(order):
+        size[cell] = 1 + sum(size[c] for c in children[cell])
+    return children, size
+
+
+def best_dfs_order(passages, start):
+    """The most any depth-first walk covers in T steps, the maze known: at each cell some subtrees
+    explored whole first (2 steps a cell), then one entered for good. The ceiling of every order
+    in which a depth-first explorer can take the moves."""
+    children, size = tree_below(passages, start)
+    memo = {}
+
+    def below(cell, budget):
+        key = (cell, budget)
+        if key not in memo:
+            kids, best = children[cell], 0
+            for mask in range(1 << len(kids)):
+                whole = [k for i, k in enumerate(kids) if mask >> i & 1]
+                cost = sum(2 * size[k] for k in whole)
+                if cost > budget:
+                    continue
+                gain = sum(size[k] for k in whole)
+                best = max(best, gain)
+                for k in kids:
+                    if k not in whole and budget - cost >= 1:
+                        best = max(best, gain + 1 + below(k, budget - cost - 1))
+            memo[key] = best
+        return memo[key]
+
+    return (1 + below(start, BUDGET)) / (SIZE * SIZE)
+
+
+def best_walk(passages, start):
+    """The most any walk covers in T steps, the maze known (the offline optimum): subtrees entered
+    and left again (2 steps a cell, any part of them), then one entered for good."""
+    children, _ = tree_below(passages, start)
+    back, end = {}, {}
+
+    def knapsack(kids, budget):
+        """best[b]: cells covered below, returning, in b steps, over the subtrees of kids."""
+        best = [0] * (budget + 1)
+        for kid in kids:
+            new = best[:]
+            for used in range(budget + 1):
+                for given in range(2, budget - used + 1):
+                    new[used + given] = max(new[used + given],
+                                            best[used] + 1 + returning(kid, given - 2))
+            best = [max(new[:i + 1]) for i in range(budget + 1)]
+        return best
+
+    def returning(cell, budget):
+        if (cell, budget) not in back:
+            back[(cell, budget)] = knapsack(children[cell], budget)[budget]
+        return back[(cell, budget)]
+
+    def ending(cell, budget):
+        if (cell, budget) not in end:
+            best = returning(cell, budget)
+            for last in children[cell]:
+                others = knapsack([k for k in children[cell] if k != last], budget)
+                for used in range(budget):
+                    best = max(best, others[used] + 1 + ending(last, budget - used - 1))
+            end[(cell, budget)] = best
+        return end[(cell, budget)]
+
+    return (1 + ending(start, BUDGET)) / (SIZE * SIZE)
 
 
 def random_walk(rng, passages, start, mode):
@@ -99,6 +180,10 @@ def main():
     variants = [
         ("vision random", lambda r, p, s: random_walk(r, p, s, "vision")),
         ("vision randdfs", lambda r, p, s: randdfs(r, p, s, "vision")),
+        ("vision depth first, a fixed order (north, east, south, west)",
+         lambda r, p, s: randdfs(r, p, s, "vision", choose=lambda moves: moves[0])),
+        ("vision depth first, the best order (the maze known)", lambda r, p, s: best_dfs_order(p, s)),
+        ("vision, the best walk (the maze known)", lambda r, p, s: best_walk(p, s)),
         ("bump random", lambda r, p, s: random_walk(r, p, s, "bump")),
         ("bump randdfs, as prowl's env (no coordinates)", lambda r, p, s: randdfs(r, p, s, "bump")),
         ("bump randdfs, a wall known from both sides",

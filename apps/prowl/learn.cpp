@@ -101,6 +101,12 @@ int train_command(int argc, char** argv) {
                  "--network graph: none (default), or lstm: an LSTM over the steps' summaries "
                  "(the paper's autoregressive encoder) feeds the head instead")
       ->check(CLI::IsMember({"none", "lstm"}));
+  long linear_episodes = static_cast<long>(learn::kLinearStartUpdates) * 16;
+  app.add_option("--linear-episodes", linear_episodes,
+                 "--network graph: train the linear move scorer this many episodes first and "
+                 "start the graph policy from it (default 32000; 0: from its own first weights)")
+      ->type_name("N")
+      ->check(CLI::Range(0L, 1'000'000'000L));
   std::string from;
   app.add_option("--from", from,
                  "go on training this policy file (fine-tuning; its network's sizes are kept, "
@@ -116,7 +122,7 @@ int train_command(int argc, char** argv) {
               << ": train for at least one episode (16 make one update)\n";
     return kExitUsage;
   }
-  for (const char* flag : {"--summary", "--history"}) {
+  for (const char* flag : {"--summary", "--history", "--linear-episodes"}) {
     if (app.count(flag) > 0 && (network != "graph" || !from.empty())) {
       std::cerr << "prowl train: " << flag
                 << " is for a new graph policy: give --network graph, and no --from (a policy "
@@ -135,6 +141,7 @@ int train_command(int argc, char** argv) {
   run.graph = network == "graph";
   run.summary = *learn::parse_summary(summary);
   run.history = history == "lstm";
+  run.linear_episodes = linear_episodes;
   run.threads = threads;
   run.output = out;
   if (!from.empty()) {
@@ -173,6 +180,13 @@ int eval_command(int argc, char** argv) {
           ->excludes(policy_option);
   app.add_option("--episodes", episodes, "--ablation: training episodes of each (default 4800)")
       ->check(CLI::Range(1L, 1'000'000'000L))
+      ->needs(ablation_flag);
+  long linear_episodes = static_cast<long>(learn::kLinearStartUpdates) * 16;
+  app.add_option("--linear-episodes", linear_episodes,
+                 "--ablation: the linear start's episodes of each variant with full information "
+                 "(default 32000, as prowl train's)")
+      ->type_name("N")
+      ->check(CLI::Range(0L, 1'000'000'000L))
       ->needs(ablation_flag);
   std::string information = "full";
   app.add_option("--information", information,
@@ -246,19 +260,25 @@ int eval_command(int argc, char** argv) {
       shape.summary = summary;
       shape.history = history;
       shape.local = information == "local";
+      // With local information no linear start: the linear scorer would see more than they may.
+      shape.skip = !shape.local;
       if (shape.local && summary != learn::GraphPolicy::Summary::kGraph) shape.rounds = 0;
       learn::GraphPolicy trained(shape, train_seed, 0.01);
       learn::A2cOptions options;
       options.seed = train_seed;
       options.threads = 2;
       options.updates = static_cast<int>((episodes + options.envs - 1) / options.envs);
-      learn::train_a2c(*env, trained, options,
-                       [](const learn::CurvePoint&) { return interrupts() == 0; });
+      const int linear_updates =
+          shape.local ? 0 : static_cast<int>((linear_episodes + options.envs - 1) / options.envs);
+      learn::train_graph_policy(*env, trained, options, linear_updates,
+                                [](const learn::CurvePoint&, bool) { return interrupts() == 0; });
       if (interrupts() > 0) return interrupt_exit_code();
-      measure(std::string(learn::summary_name(summary)) + (history ? "-AR" : "-nonAR"),
-              learn::AnyPolicy(trained),
-              fmt::format(", greedy; trained {} updates of {}{}", options.updates, options.envs,
-                          shape.local ? "; local information" : ""));
+      measure(
+          std::string(learn::summary_name(summary)) + (history ? "-AR" : "-nonAR"),
+          learn::AnyPolicy(trained),
+          fmt::format(", greedy; trained {} updates of {}{}", options.updates, options.envs,
+                      shape.local ? "; local information"
+                                  : fmt::format(" after a linear start of {}", linear_updates)));
       if (interrupts() > 0) return interrupt_exit_code();
     }
   }

@@ -101,6 +101,7 @@ struct CommandLine::Impl {
   std::uint64_t graph_steps = 20000;
   std::vector<int> hidden;
   std::string network = "move";
+  long linear_episodes = 32000;  // learn::kLinearStartUpdates updates of 16
   int threads = 2;
   std::string from_path;
 

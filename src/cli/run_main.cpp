@@ -430,7 +430,7 @@ void check_own_flag_name(const std::string& name) {
       "--version",        "--output",    "--episodes",
       "--budget",         "--states",    "--hidden",
       "--network",        "--threads",   "--from",
-      "--memory-limit",   "--mpi"};
+      "--memory-limit",   "--mpi",       "--linear-episodes"};
   PROWL_CHECK(std::find(std::begin(kReserved), std::end(kReserved), name) == std::end(kReserved),
               "flag " + name +
                   " is one of run_main's own (prowl/cli/run_main.hpp); give the "

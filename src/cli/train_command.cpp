@@ -20,6 +20,12 @@ int CommandLine::Impl::train(const Model& model) {
     print_error(valid);
     return kExitUsage;
   }
+  if (app->count("--linear-episodes") > 0 && (network != "graph" || !from_path.empty())) {
+    print_error(Status::invalid(
+        "--linear-episodes is for a new graph policy: give --network graph, and no --from (a "
+        "policy file keeps its own)"));
+    return kExitUsage;
+  }
   learn::TrainRun run;
   if (!from_path.empty()) {
     Result<learn::AnyPolicy> policy = learn::read_policy_for_models(from_path);
@@ -48,6 +54,7 @@ int CommandLine::Impl::train(const Model& model) {
   run.seed = seed;
   run.hidden = hidden;
   run.graph = network == "graph";
+  run.linear_episodes = linear_episodes;
   run.threads = threads;
   run.output = output_path;
   run.header = {{"model", escape_text(model.name())},

@@ -107,6 +107,38 @@ std::vector<CurvePoint> train_a2c(Env& env, GraphPolicy& policy, const A2cOption
   return detail::train<GraphPolicy, GraphPolicy::Gradient>(env, policy, options, progress);
 }
 
+void start_from(GraphPolicy& graph, const MovePolicy& linear) {
+  PROWL_CHECK(linear.scorer().sizes() == std::vector<int>({kMoveFeatures, 1}),
+              "start_from: a linear move policy");
+  graph.start_from_linear(linear.scorer().layers()[0].weights.row(0).transpose());
+}
+
+GraphCurves train_graph_policy(Env& env, GraphPolicy& policy, const A2cOptions& options,
+                               int linear_updates,
+                               const std::function<bool(const CurvePoint&, bool)>& progress,
+                               MovePolicy* linear_out) {
+  PROWL_CHECK(linear_updates >= 0, "train_graph_policy: linear_updates >= 0");
+  GraphCurves curves;
+  bool stopped = false;
+  const auto stage = [&](bool linear) {
+    return [&progress, &stopped, linear](const CurvePoint& p) {
+      stopped = progress && !progress(p, linear);
+      return !stopped;
+    };
+  };
+  if (linear_updates > 0) {
+    MovePolicy linear({}, options.seed, 0.05);
+    A2cOptions first = options;
+    first.updates = linear_updates;
+    curves.linear = train_a2c(env, linear, first, stage(true));
+    start_from(policy, linear);
+    if (linear_out != nullptr) *linear_out = std::move(linear);
+    if (stopped) return curves;
+  }
+  curves.graph = train_a2c(env, policy, options, stage(false));
+  return curves;
+}
+
 }  // namespace prowl::learn
 
 namespace prowl::learn {

@@ -1,6 +1,7 @@
 #include "prowl/learn/graph_policy.hpp"
 
 #include <cmath>
+#include <initializer_list>
 
 #include "prowl/core/status.hpp"
 #include "prowl/learn/a2c.hpp"
@@ -35,8 +36,10 @@ GraphPolicy::GraphPolicy(Shape shape, std::uint64_t seed, double learning_rate)
             Activation::kTanh, seed + 1, MlpOptions{learning_rate, Optimizer::kAdam, 1.0}),
       critic_({kStateFeatures, shape.head, 1}, Activation::kTanh, seed + 2,
               MlpOptions{learning_rate, Optimizer::kAdam, 1.0}),
+      skip_(shape.skip ? Eigen::VectorXd::Zero(kMoveFeatures) : Eigen::VectorXd()),
       encoder_adam_(encoder_.parameters().size(), learning_rate),
-      lstm_adam_(lstm_.parameters().size(), learning_rate) {}
+      lstm_adam_(lstm_.parameters().size(), learning_rate),
+      skip_adam_(skip_.size(), kSkipRateFactor * learning_rate) {}
 
 GraphPolicy::Record GraphPolicy::observe(const View& view, const Carry& carry) const {
   PROWL_CHECK(!view.moves->empty(), "GraphPolicy: a state with moves");
@@ -69,7 +72,8 @@ GraphPolicy::Record GraphPolicy::observe(const View& view, const Carry& carry) c
     Eigen::VectorXd input(kMoveFeatures + 2 * d + shape_.summary_size());
     input << moves[b], out.nodes.col(r.current),
         target >= 0 ? Eigen::VectorXd(out.nodes.col(target)) : Eigen::VectorXd::Zero(d), summary;
-    scores[static_cast<Eigen::Index>(b)] = head_.forward(input)[0];
+    scores[static_cast<Eigen::Index>(b)] =
+        head_.forward(input)[0] + (shape_.skip ? skip_.dot(moves[b]) : 0.0);
     r.targets.push_back(target);
     r.inputs.push_back(std::move(input));
   }
@@ -101,6 +105,15 @@ void GraphPolicy::actor_gradient(const Record& record, const Eigen::VectorXd& dz
       d_nodes.col(record.targets[b]) += d_input.segment(kMoveFeatures + d, d);
     }
     d_summary += d_input.tail(shape_.summary_size());
+    if (shape_.skip) {
+      const auto features = record.inputs[b].head(kMoveFeatures);
+      const double g = dz[static_cast<Eigen::Index>(b)];
+      if (into.skip.size() == 0) {
+        into.skip = g * features;
+      } else {
+        into.skip += g * features;
+      }
+    }
   }
   if (shape_.history) {
     // This step's h is read by its moves and carried to the next step.
@@ -134,16 +147,30 @@ void GraphPolicy::apply(const Gradient& gradient, double scale) {
     encoder_adam_.step(encoder_.parameters(), scale * gradient.encoder, 1.0);
   }
   if (gradient.lstm.size() > 0) lstm_adam_.step(lstm_.parameters(), scale * gradient.lstm, 1.0);
+  if (gradient.skip.size() > 0) skip_adam_.step(skip_, scale * gradient.skip, 1.0);
 }
 
-void GraphPolicy::load(Mlp head, const Eigen::VectorXd& encoder, const Eigen::VectorXd& lstm) {
+void GraphPolicy::start_from_linear(const Eigen::VectorXd& weights) {
+  PROWL_CHECK(shape_.skip && weights.size() == kMoveFeatures,
+              "GraphPolicy::start_from_linear: a policy with skip, kMoveFeatures weights");
+  skip_ = weights;
+  std::vector<Layer> layers = head_.layers();
+  layers.back().weights.setZero();
+  layers.back().bias.setZero();
+  head_.set_layers(std::move(layers));
+}
+
+void GraphPolicy::load(Mlp head, const Eigen::VectorXd& encoder, const Eigen::VectorXd& lstm,
+                       const Eigen::VectorXd& skip) {
   PROWL_CHECK(head.sizes() == head_.sizes() && encoder.size() == encoder_.parameters().size() &&
-                  lstm.size() == (shape_.history ? lstm_.parameters().size() : 0),
+                  lstm.size() == (shape_.history ? lstm_.parameters().size() : 0) &&
+                  skip.size() == skip_.size(),
               "GraphPolicy::load: the sizes of this policy");
   head.set_options(head_.options());
   head_ = std::move(head);
   encoder_.parameters() = encoder;
   if (shape_.history) lstm_.parameters() = lstm;
+  skip_ = skip;
 }
 
 PolicyFile to_policy_file(const GraphPolicy& policy, const Env& env,
@@ -159,16 +186,64 @@ PolicyFile to_policy_file(const GraphPolicy& policy, const Env& env,
                    {"readout", std::to_string(shape.readout)},
                    {"summary", std::string(summary_name(shape.summary))},
                    {"history", shape.history ? "lstm" : "none"},
-                   {"information", shape.local ? "local" : "full"}},
+                   {"information", shape.local ? "local" : "full"},
+                   {"skip", shape.skip ? "linear" : "none"}},
                   policy.head(),
                   {{"encoder", policy.encoder().parameters()}}};
   if (shape.history) {
     file.header.emplace_back("lstm", std::to_string(shape.lstm));
     file.vectors.emplace_back("lstm", policy.lstm().parameters());
   }
+  if (shape.skip) file.vectors.emplace_back("skip", policy.skip());
   file.header.insert(file.header.end(), extra.begin(), extra.end());
   return file;
 }
+
+namespace {
+
+// The value of header line `key`, one of `values` (the first when the file has no such line); an
+// invalid Status naming the key and the values otherwise.
+Result<std::string> header_choice(const PolicyFile& file, const std::string& source,
+                                  const std::string& key,
+                                  std::initializer_list<std::string_view> values) {
+  const std::string value = policy_header(file, key);
+  if (value.empty()) return std::string(*values.begin());
+  std::string listed;
+  std::size_t i = 0;
+  for (std::string_view v : values) {
+    if (v == value) return value;
+    listed += std::string(i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + std::string(v);
+    ++i;
+  }
+  return Status::invalid(source + ": unknown " + key + "=" + value + "; a graph policy's " + key +
+                         " is " + listed);
+}
+
+// The vectors a policy of this shape ends with, in order, and their sizes: checked before
+// anything of that shape is built, so that the file's numbers bound what is allocated.
+Status check_vectors(const PolicyFile& file, const std::string& source,
+                     const GraphPolicy::Shape& shape) {
+  std::vector<std::pair<std::string, Eigen::Index>> blocks{
+      {"encoder",
+       Ggnn::parameter_count({kNodeFeatures, shape.hidden, 2, shape.rounds, shape.readout})}};
+  if (shape.history) {
+    blocks.emplace_back("lstm", Lstm::parameter_count(shape.step_size(), shape.lstm));
+  }
+  if (shape.skip) blocks.emplace_back("skip", kMoveFeatures);
+  bool fits = file.vectors.size() == blocks.size();
+  std::string wanted;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    fits = fits && file.vectors[i].first == blocks[i].first &&
+           file.vectors[i].second.size() == blocks[i].second;
+    wanted += (i == 0 ? "" : " and ") +
+              ("'vector " + blocks[i].first + " " + std::to_string(blocks[i].second) + "'");
+  }
+  if (fits) return Status::ok();
+  return Status::invalid(source + ": a graph policy ends with " + wanted +
+                         " for its shape, and nothing else");
+}
+
+}  // namespace
 
 Result<GraphPolicy> graph_policy_of(const PolicyFile& file, const std::string& source) {
   if (const std::string nodes = policy_header(file, "node_features"); nodes != kNodeFeatureSet) {
@@ -188,26 +263,19 @@ Result<GraphPolicy> graph_policy_of(const PolicyFile& file, const std::string& s
         "a head of one hidden layer: train it again with prowl train");
   }
   shape.head = s[1];
-  const std::string summary = policy_header(file, "summary");
-  const std::optional<GraphPolicy::Summary> kind =
-      parse_summary(summary.empty() ? "graph" : summary);
-  if (!kind) {
-    return Status::invalid(source + ": unknown summary=" + summary +
-                           "; a graph policy's summary is graph, pool or node");
+  const Result<std::string> summary =
+      header_choice(file, source, "summary", {"graph", "pool", "node"});
+  const Result<std::string> history = header_choice(file, source, "history", {"none", "lstm"});
+  const Result<std::string> information =
+      header_choice(file, source, "information", {"full", "local"});
+  const Result<std::string> skip = header_choice(file, source, "skip", {"none", "linear"});
+  for (const Result<std::string>* choice : {&summary, &history, &information, &skip}) {
+    if (!*choice) return choice->status();
   }
-  shape.summary = *kind;
-  const std::string history = policy_header(file, "history");
-  if (history != "" && history != "none" && history != "lstm") {
-    return Status::invalid(source + ": unknown history=" + history +
-                           "; a graph policy's history is none or lstm");
-  }
-  shape.history = history == "lstm";
-  const std::string information = policy_header(file, "information");
-  if (information != "" && information != "full" && information != "local") {
-    return Status::invalid(source + ": unknown information=" + information +
-                           "; a graph policy's information is full or local");
-  }
-  shape.local = information == "local";
+  shape.summary = *parse_summary(*summary);
+  shape.history = *history == "lstm";
+  shape.local = *information == "local";
+  shape.skip = *skip == "linear";
   if (shape.history) {
     shape.lstm = policy_header_int(file, "lstm", 1, 4096).value_or(-1);
     if (shape.lstm < 0) {
@@ -222,23 +290,15 @@ Result<GraphPolicy> graph_policy_of(const PolicyFile& file, const std::string& s
                            " inputs, not " + std::to_string(inputs) +
                            " (the move features, two hidden= wide embeddings and its summary)");
   }
-  // Checked before anything of that shape is built: the file's numbers bound what is allocated.
-  const Eigen::Index expected =
-      Ggnn::parameter_count({kNodeFeatures, shape.hidden, 2, shape.rounds, shape.readout});
-  const Eigen::Index lstm =
-      shape.history ? Lstm::parameter_count(shape.step_size(), shape.lstm) : 0;
-  if (file.vectors.size() != (shape.history ? 2u : 1u) || file.vectors[0].first != "encoder" ||
-      file.vectors[0].second.size() != expected ||
-      (shape.history &&
-       (file.vectors[1].first != "lstm" || file.vectors[1].second.size() != lstm))) {
-    return Status::invalid(
-        source + ": a graph policy ends with 'vector encoder " + std::to_string(expected) + "'" +
-        (shape.history ? " and 'vector lstm " + std::to_string(lstm) + "'" : "") +
-        " for its shape, and nothing else");
-  }
+  if (Status fits = check_vectors(file, source, shape); !fits) return fits;
+  const auto vector_of = [&](const std::string& name) {
+    for (const auto& [n, v] : file.vectors) {
+      if (n == name) return v;
+    }
+    return Eigen::VectorXd();
+  };
   GraphPolicy policy(shape, 1, 0.01);
-  policy.load(file.network, file.vectors[0].second,
-              shape.history ? file.vectors[1].second : Eigen::VectorXd());
+  policy.load(file.network, vector_of("encoder"), vector_of("lstm"), vector_of("skip"));
   return policy;
 }
 
@@ -264,7 +324,9 @@ std::optional<GraphPolicy::Summary> parse_summary(std::string_view name) {
 
 void add(GraphPolicy::Gradient& into, const GraphPolicy::Gradient& from) {
   if (!from.head.empty()) add_gradients(into.head, from.head);
-  for (auto [to, part] : {std::pair{&into.encoder, &from.encoder}, {&into.lstm, &from.lstm}}) {
+  for (auto [to, part] : {std::pair{&into.encoder, &from.encoder},
+                          {&into.lstm, &from.lstm},
+                          {&into.skip, &from.skip}}) {
     if (part->size() == 0) continue;
     if (to->size() == 0) {
       *to = *part;

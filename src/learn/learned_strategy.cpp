@@ -240,7 +240,11 @@ std::optional<Pair> LearnedStrategy::jump_pick() {
     stamp_[s] = generation_;
     const Node& n = nodes_[s];
     one.visits[0] = n.visits;
-    one.untried[0] = static_cast<int>(n.untried.size());
+    // Each candidate as a state of one unexplored pair: training never compared moves of states
+    // with different numbers of them (every move of a decision shares its state's), so what a
+    // policy's weights say of that number is no reason to prefer one state's pairs to another's.
+    // The draw above already weighs states by it, as random does.
+    one.untried[0] = 1;
     moves.clear();
     for (ActionId a : n.untried) moves.push_back(move_of(a, -1));
     const View view(moves, one, steps_, options_.budget, 0);

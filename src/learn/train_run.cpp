@@ -9,6 +9,36 @@
 
 namespace prowl::learn {
 
+namespace {
+
+// The policy file's header lines after kind, features, env and mode: the run's own, then what
+// the training was.
+std::vector<std::pair<std::string, std::string>> training_header(TrainRun& run,
+                                                                 const A2cOptions& options,
+                                                                 int linear_updates,
+                                                                 double learning_rate) {
+  std::vector<std::pair<std::string, std::string>> header = std::move(run.header);
+  header.insert(header.end(),
+                {{"seed", std::to_string(run.seed)},
+                 {"episodes", std::to_string(static_cast<long>(options.updates) * options.envs)},
+                 {"algorithm", "a2c"},
+                 {"entropy", fmt::format("{}", options.entropy)},
+                 {"learning_rate", fmt::format("{}", learning_rate)}});
+  if (linear_updates > 0) {
+    header.emplace_back("linear_episodes",
+                        std::to_string(static_cast<long>(linear_updates) * options.envs));
+  }
+  if (run.start) {
+    std::string from = run.start_file;  // a header value is one line
+    std::replace_if(
+        from.begin(), from.end(), [](char c) { return c == '\n' || c == '\r'; }, '?');
+    header.emplace_back("fine_tuned_from", from);
+  }
+  return header;
+}
+
+}  // namespace
+
 int run_training(Env& env, TrainRun run, std::ostream& out, std::ostream& err) {
   PROWL_CHECK(run.episodes >= 1, "run_training: at least one episode");
   // The learning rates of the figures: 0.05 for move policies, 0.01 for graph policies.
@@ -22,43 +52,55 @@ int run_training(Env& env, TrainRun run, std::ostream& out, std::ostream& err) {
   options.seed = run.seed;
   options.threads = run.threads;
   options.updates = static_cast<int>((run.episodes + options.envs - 1) / options.envs);
+  const int linear_updates =
+      !run.start && run.graph
+          ? static_cast<int>((run.linear_episodes + options.envs - 1) / options.envs)
+          : 0;
   const int every = std::max(1, options.updates / 20);
   double recent = 0;
   int in_recent = 0;
-  out << fmt::format("{}: {}, {} update{} of {} episodes, seed {}{}\n", run.program, run.title,
+  out << fmt::format("{}: {}, {} update{} of {} episodes, seed {}{}{}\n", run.program, run.title,
                      options.updates, options.updates == 1 ? "" : "s", options.envs, run.seed,
-                     run.start ? ", from " + run.start_file : std::string());
-  const auto progress = [&](const CurvePoint& p) {
+                     run.start ? ", from " + run.start_file : std::string(),
+                     linear_updates > 0
+                         ? fmt::format(", after a linear start of {} updates", linear_updates)
+                         : std::string());
+  // The linear start's line is the mean of its last twentieth, as each curve line is of its part.
+  const int linear_tail = std::max(1, linear_updates / 20);
+  const auto progress = [&](const CurvePoint& p, bool linear) {
     recent += p.coverage;
     ++in_recent;
-    if (p.update % every == 0 || p.update == options.updates) {
+    if (linear && p.update == linear_updates) {
+      out << fmt::format("  linear start  coverage {:.4f}\n", recent / in_recent);
+    } else if (!linear && (p.update % every == 0 || p.update == options.updates)) {
       out << fmt::format("  update {:>5}  episodes {:>7}  coverage {:.4f}\n", p.update,
                          p.update * options.envs, recent / in_recent);
-      out.flush();
+    }
+    out.flush();
+    if (!linear || p.update == linear_updates || p.update % linear_tail == 0) {
       recent = 0;
       in_recent = 0;
     }
     return interrupts() == 0;
   };
-  const auto curve =
-      std::visit([&](auto& p) { return train_a2c(env, p, options, progress); }, policy);
+  std::size_t updates = 0;
+  if (auto* graph = std::get_if<GraphPolicy>(&policy); graph != nullptr && !run.start) {
+    const GraphCurves curves = train_graph_policy(env, *graph, options, linear_updates, progress);
+    updates = curves.linear.size() + curves.graph.size();
+  } else {
+    updates = std::visit(
+        [&](auto& p) {
+          return train_a2c(env, p, options, [&](const CurvePoint& c) { return progress(c, false); })
+              .size();
+        },
+        policy);
+  }
   if (interrupts() > 0) {
-    out << fmt::format("interrupted after {} updates: {} not written\n", curve.size(), run.output);
+    out << fmt::format("interrupted after {} updates: {} not written\n", updates, run.output);
     return interrupt_exit_code();
   }
-  std::vector<std::pair<std::string, std::string>> header = std::move(run.header);
-  header.insert(header.end(),
-                {{"seed", std::to_string(run.seed)},
-                 {"episodes", std::to_string(static_cast<long>(curve.size()) * options.envs)},
-                 {"algorithm", "a2c"},
-                 {"entropy", fmt::format("{}", options.entropy)},
-                 {"learning_rate", fmt::format("{}", learning_rate)}});
-  if (run.start) {
-    std::string from = run.start_file;  // a header value is one line
-    std::replace_if(
-        from.begin(), from.end(), [](char c) { return c == '\n' || c == '\r'; }, '?');
-    header.emplace_back("fine_tuned_from", from);
-  }
+  const std::vector<std::pair<std::string, std::string>> header =
+      training_header(run, options, linear_updates, learning_rate);
   const PolicyFile file =
       std::visit([&](const auto& p) { return to_policy_file(p, env, header); }, policy);
   if (Status st = write_policy_file(run.output, file); !st) {

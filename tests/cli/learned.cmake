@@ -44,8 +44,8 @@ prowl_cli_test(eval_needs_a_policy EXIT 2
   STDERR "prowl eval: --policy FILE is required \\(or --ablation, which trains its own\\)"
   COMMAND ${prowl} eval --env maze6)
 prowl_cli_test(eval_ablation_trains_each_history_summary EXIT 0
-  STDOUT "  qtable_history [^\n]*\n  node-nonAR 0\\.[0-9]+ [^\n]*trained 2 updates of 16\\)\n  pool-nonAR 0\\.[0-9]+ [^\n]*\n  graph-nonAR 0\\.[0-9]+ [^\n]*\n  node-AR +0\\.[0-9]+ [^\n]*\n  pool-AR +0\\.[0-9]+ [^\n]*\n  graph-AR 0\\.[0-9]+ [^\n]*trained 2 updates of 16\\)\n$"
-  COMMAND ${prowl} eval --env maze6 --ablation --episodes 32 --graphs 5 --seeds 1)
+  STDOUT "  qtable_history [^\n]*\n  node-nonAR 0\\.[0-9]+ [^\n]*trained 2 updates of 16 after a linear start of 3\\)\n  pool-nonAR 0\\.[0-9]+ [^\n]*\n  graph-nonAR 0\\.[0-9]+ [^\n]*\n  node-AR +0\\.[0-9]+ [^\n]*\n  pool-AR +0\\.[0-9]+ [^\n]*\n  graph-AR 0\\.[0-9]+ [^\n]*trained 2 updates of 16 after a linear start of 3\\)\n$"
+  COMMAND ${prowl} eval --env maze6 --ablation --episodes 32 --linear-episodes 48 --graphs 5 --seeds 1)
 prowl_cli_test(eval_ablation_with_local_information EXIT 0
   STDOUT "  node-nonAR 0\\.[0-9]+ [^\n]*trained 1 updates of 16; local information\\)\n.*  graph-AR 0\\.[0-9]+ [^\n]*; local information\\)\n$"
   COMMAND ${prowl} eval --env maze6 --mode bump --ablation --information local --episodes 16 --graphs 2 --seeds 1)
@@ -86,10 +86,10 @@ prowl_cli_test(learned_strategy_names_a_missing_policy_file EXIT 2
   STDERR "[^\n]*/nosuch.policy: cannot read the policy file"
   COMMAND ${prowl} demo --strategy learned --policy ${learned_work}/nosuch.policy)
 prowl_cli_test(train_writes_a_graph_policy EXIT 0
-  STDOUT "prowl train: er-app \\(vision\\), 2 updates of 16 episodes, seed 5\n.*policy written to "
+  STDOUT "prowl train: er-app \\(vision\\), 2 updates of 16 episodes, seed 5, after a linear start of 3 updates\n  linear start  coverage 0\\.[0-9]+\n  update     1  episodes      16  coverage 0\\.[0-9]+\n  update     2  episodes      32  coverage 0\\.[0-9]+\npolicy written to "
   FILE ${learned_work}/graph.policy
-  FILE_MATCHES "^prowl-policy 1\nsizes=60,32,1\nactivation=tanh\nkind=graph-policy\nfeatures=moves-v3\nnode_features=nodes-v1\nenv=er-app\nmode=vision\nhidden=16\nrounds=3\nreadout=16\nsummary=graph\nhistory=none\ninformation=full\nseed=5\n.*\nvector encoder [0-9]+\n"
-  COMMAND ${prowl} train --env er-app --network graph --episodes 32 --seed 5 -o ${learned_work}/graph.policy)
+  FILE_MATCHES "^prowl-policy 1\nsizes=60,32,1\nactivation=tanh\nkind=graph-policy\nfeatures=moves-v3\nnode_features=nodes-v1\nenv=er-app\nmode=vision\nhidden=16\nrounds=3\nreadout=16\nsummary=graph\nhistory=none\ninformation=full\nskip=linear\nseed=5\nepisodes=32\n.*\nlinear_episodes=48\n.*\nvector encoder [0-9]+\n.*\nvector skip 12\n"
+  COMMAND ${prowl} train --env er-app --network graph --episodes 32 --linear-episodes 33 --seed 5 -o ${learned_work}/graph.policy)
 prowl_cli_test(eval_measures_a_graph_policy EXIT 0
   STDOUT "  policy   0\\.[0-9]+ ± 0\\.[0-9]+  \\(5 episodes, greedy: one per graph\\)\n"
   COMMAND ${prowl} eval --env er-app --policy ${learned_work}/graph.policy --graphs 5 --seeds 1)
@@ -101,8 +101,8 @@ set_tests_properties(cli.eval_measures_a_graph_policy cli.demo_walks_with_a_grap
 prowl_cli_test(train_writes_a_graph_policy_with_history EXIT 0
   STDOUT "prowl train: er-app \\(vision\\), 2 updates of 16 episodes, seed 5\n.*policy written to "
   FILE ${learned_work}/lstm.policy
-  FILE_MATCHES "^prowl-policy 1\nsizes=60,32,1\nactivation=tanh\nkind=graph-policy\n.*\nsummary=graph\nhistory=lstm\ninformation=full\nlstm=16\nseed=5\n.*\nvector encoder [0-9]+\n.*\nvector lstm 2112\n"
-  COMMAND ${prowl} train --env er-app --network graph --history lstm --episodes 32 --seed 5 -o ${learned_work}/lstm.policy)
+  FILE_MATCHES "^prowl-policy 1\nsizes=60,32,1\nactivation=tanh\nkind=graph-policy\n.*\nsummary=graph\nhistory=lstm\ninformation=full\nskip=linear\nlstm=16\nseed=5\n.*\nvector encoder [0-9]+\n.*\nvector lstm 2112\n.*\nvector skip 12\n"
+  COMMAND ${prowl} train --env er-app --network graph --history lstm --episodes 32 --linear-episodes 0 --seed 5 -o ${learned_work}/lstm.policy)
 prowl_cli_test(demo_explores_with_a_graph_policy_with_history EXIT 1
   STDOUT "shop: [23] findings( \\([34] paths\\))?; 1[12] states, [0-9]+ transitions, [0-9]+ steps in [0-9.]+ s \\(exhausted, seed 3\\)\n$"
   COMMAND ${prowl} demo --strategy learned --policy ${learned_work}/lstm.policy --seed 3 --quiet)
@@ -135,6 +135,14 @@ if(DEFINED counters)
     COMMAND ${counters} train -o ${learned_work}/none.policy --from ${learned_work}/maze.policy)
   set_tests_properties(cli.counters_train_refuses_a_maze_policy PROPERTIES
     DEPENDS cli.train_writes_a_policy_with_a_learning_curve)
+  prowl_cli_test(counters_trains_a_graph_policy_after_a_linear_start EXIT 0
+    STDOUT "counters train: model counters \\(9 states, all of them\\), 10 steps an episode, 1 update of 16 episodes, seed 1, after a linear start of 2 updates\n  linear start  coverage 0\\.[0-9]+\n  update     1 .*policy written to [^\n]*/counters-graph.policy\n"
+    FILE ${learned_work}/counters-graph.policy
+    FILE_MATCHES "\nkind=graph-policy\n.*\nskip=linear\nmodel=counters\n.*\nlinear_episodes=32\n"
+    COMMAND ${counters} train -o ${learned_work}/counters-graph.policy --k 2 --n 3 --episodes 16 --budget 10 --network graph --linear-episodes 32)
+  prowl_cli_test(counters_train_linear_episodes_is_for_a_graph_policy EXIT 2
+    STDERR "counters train: --linear-episodes is for a new graph policy: give --network graph, and no --from"
+    COMMAND ${counters} train -o ${learned_work}/none.policy --linear-episodes 32)
   prowl_cli_test(counters_train_needs_an_output EXIT 2
     STDERR "--output is required"
     COMMAND ${counters} train --episodes 16)
@@ -150,6 +158,12 @@ prowl_cli_test(train_history_is_for_a_new_graph_policy EXIT 2
 prowl_cli_test(train_summary_is_for_a_new_graph_policy EXIT 2
   STDERR "prowl train: --summary is for a new graph policy: give --network graph, and no --from"
   COMMAND ${prowl} train --env maze6 --episodes 16 --summary pool -o ${learned_work}/none.policy)
+prowl_cli_test(train_linear_episodes_is_for_a_new_graph_policy EXIT 2
+  STDERR "prowl train: --linear-episodes is for a new graph policy: give --network graph, and no --from"
+  COMMAND ${prowl} train --env maze6 --episodes 16 --linear-episodes 16 -o ${learned_work}/none.policy)
+prowl_cli_test(eval_linear_episodes_needs_the_ablation EXIT 2
+  STDERR "--linear-episodes requires --ablation"
+  COMMAND ${prowl} eval --env maze6 --policy ${learned_work}/maze.policy --linear-episodes 32)
 prowl_cli_test(eval_episodes_needs_the_ablation EXIT 2
   STDERR "--episodes requires --ablation"
   COMMAND ${prowl} eval --env maze6 --policy ${learned_work}/maze.policy --episodes 32)

@@ -70,7 +70,7 @@ class MovePolicy {
 struct A2cOptions {
   int updates = 300;       // optimizer steps
   int envs = 16;           // episodes per step, each on a graph of its own (the paper: 32 actors)
-  double entropy = 0.01;   // weight of the policy's entropy in the loss
+  double entropy = 0.003;  // weight of the policy's entropy in the loss
   double gamma = 1.0;      // discount of the coverage to come (the paper's objective: none)
   std::uint64_t seed = 1;  // graphs and choices (at most kMaxTrainingSeed)
   int threads = 1;         // the episodes of an update over this many threads (same weights)
@@ -98,6 +98,28 @@ std::vector<CurvePoint> train_a2c(Env& env, MovePolicy& policy, const A2cOptions
 // The same for the graph policy.
 std::vector<CurvePoint> train_a2c(Env& env, GraphPolicy& policy, const A2cOptions& options,
                                   const std::function<bool(const CurvePoint&)>& progress = {});
+
+// How prowl trains a new graph policy (docs/learned.md, "Training a graph policy"): first the
+// linear softmax control (MovePolicy without hidden layers, learning rate 0.05) for
+// `linear_updates` updates of `options` (the same seed, episodes and entropy), then the graph
+// policy started from it (start_from) for options.updates updates. With linear_updates 0 the graph
+// policy trains from its own first weights. `progress` sees both stages' points, `linear` telling
+// which; training stops early when it returns false. When `linear_out` is given the trained linear
+// policy is left there. REQUIRES: policy.shape().skip when linear_updates > 0.
+struct GraphCurves {
+  std::vector<CurvePoint> linear;  // the first stage's
+  std::vector<CurvePoint> graph;
+};
+GraphCurves train_graph_policy(
+    Env& env, GraphPolicy& policy, const A2cOptions& options, int linear_updates,
+    const std::function<bool(const CurvePoint&, bool linear)>& progress = {},
+    MovePolicy* linear_out = nullptr);
+// The default of linear_updates: 2,000 (about 3 s on maze6; docs/learned.md says why).
+inline constexpr int kLinearStartUpdates = 2000;
+// Sets the graph policy's skip to the linear scorer's weights and its head's output to 0, so that
+// it scores every move as `linear` does (a scorer's bias moves every score alike and is dropped).
+// REQUIRES: graph.shape().skip; linear's scorer has no hidden layer.
+void start_from(GraphPolicy& graph, const MovePolicy& linear);
 
 // The scorer as a policy file: kind=move-policy, features=moves-v3, env= and mode= of `env`, then
 // `extra` (the training's seed, updates, ...).

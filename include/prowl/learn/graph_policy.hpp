@@ -27,6 +27,7 @@ GraphInput memory_graph(const View& view);
 
 class GraphPolicy {
  public:
+  static constexpr double kSkipRateFactor = 5;
   // What the head sees of the whole memory beside the two nodes' embeddings (the paper's
   // ablation, Tables 5-6): the attention readout (graph), the mean of the node embeddings (pool),
   // or nothing (node). With `history` (the paper's autoregressive variants) an LSTM runs over the
@@ -49,6 +50,11 @@ class GraphPolicy {
     // the embeddings of the moves' targets either (and get 0 rounds from prowl eval --ablation
     // --information local): the paper's node variant knows the current node only.
     bool local = false;
+    // A linear term over the move's features added to the head's score, past its hidden layer:
+    // the linear softmax control's scorer inside the graph policy, which start_from_linear() sets
+    // and training goes on from (docs/learned.md, "Training a graph policy"). Its Adam rate is
+    // kSkipRateFactor times the policy's: the linear control's 0.05 at the default 0.01.
+    bool skip = true;
     // What the LSTM reads at each step: readout or hidden.
     int step_size() const { return summary == Summary::kGraph ? readout : hidden; }
     // The summary's width, as the head reads it: lstm with history; else readout, hidden or 0.
@@ -85,6 +91,7 @@ class GraphPolicy {
     Gradients head;
     Eigen::VectorXd encoder;
     Eigen::VectorXd lstm;
+    Eigen::VectorXd skip;
   };
   // Adds to `into` the gradient of Σ_b dz[b] · score_b of the record's moves. Through time: on
   // entry `d_carry` is the gradient of the later decisions' losses over record.carry, on return
@@ -96,7 +103,7 @@ class GraphPolicy {
     Carry none;
     actor_gradient(record, dz, into, none);
   }
-  // One Adam step of the head, the encoder and the LSTM along scale · gradient.
+  // One Adam step of the head, the encoder, the LSTM and the skip along scale · gradient.
   void apply(const Gradient& gradient, double scale);
 
   Mlp& critic() { return critic_; }
@@ -108,10 +115,19 @@ class GraphPolicy {
   // With history: its LSTM.
   const Lstm& lstm() const { return lstm_; }
   Lstm& lstm() { return lstm_; }
-  // Replaces the head's, the encoder's and the LSTM's weights (from a policy file). REQUIRES: the
-  // sizes of this policy's: head.sizes() == head().sizes(), encoder.size() == the encoder's
-  // parameters, lstm.size() == the LSTM's (0 without history).
-  void load(Mlp head, const Eigen::VectorXd& encoder, const Eigen::VectorXd& lstm = {});
+  // With skip: the linear term's weights over the move features (kMoveFeatures; else empty).
+  const Eigen::VectorXd& skip() const { return skip_; }
+  Eigen::VectorXd& skip() { return skip_; }
+  // Makes the scores those of a linear scorer with these weights over the move features: the
+  // skip takes them and the head's output layer is set to 0 (its optimizer state starts again).
+  // REQUIRES: shape().skip; weights.size() == kMoveFeatures.
+  void start_from_linear(const Eigen::VectorXd& weights);
+  // Replaces the head's, the encoder's, the LSTM's and the skip's weights (from a policy file).
+  // REQUIRES: the sizes of this policy's: head.sizes() == head().sizes(), encoder.size() == the
+  // encoder's parameters, lstm.size() == the LSTM's (0 without history), skip.size() ==
+  // kMoveFeatures with skip (else 0).
+  void load(Mlp head, const Eigen::VectorXd& encoder, const Eigen::VectorXd& lstm = {},
+            const Eigen::VectorXd& skip = {});
 
  private:
   Shape shape_;
@@ -119,8 +135,10 @@ class GraphPolicy {
   Lstm lstm_;  // 1 × 1 and unused without history
   Mlp head_;
   Mlp critic_;
+  Eigen::VectorXd skip_;  // empty without skip
   VectorAdam encoder_adam_;
   VectorAdam lstm_adam_;
+  VectorAdam skip_adam_;
 };
 
 void add(GraphPolicy::Gradient& into, const GraphPolicy::Gradient& from);

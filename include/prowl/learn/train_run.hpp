@@ -24,6 +24,9 @@ struct TrainRun {
   bool graph = false;       // a new graph policy (GraphPolicy, default shape) instead
   GraphPolicy::Summary summary = GraphPolicy::Summary::kGraph;  // its history summary
   bool history = false;                                         // and its LSTM over the steps
+  // A new graph policy's linear start (train_graph_policy): episodes of the linear control
+  // first, rounded up to updates of 16 (0: none).
+  long linear_episodes = static_cast<long>(kLinearStartUpdates) * 16;
   int threads = 1;
   std::string output;
   // A policy to go on training (fine-tuning) instead of a new one, and the file it came from.
@@ -33,8 +36,9 @@ struct TrainRun {
   std::vector<std::pair<std::string, std::string>> header;
 };
 
-// Trains, prints "PROGRAM: TITLE, U updates of 16 episodes, seed S", twenty curve lines and
-// "policy written to FILE" on `out`, errors on `err`. Returns the exit code: 0; 130/143/129 when
+// Trains, prints "PROGRAM: TITLE, U updates of 16 episodes, seed S" (", after a linear start of
+// L updates" and its line "  linear start  coverage C" with one), twenty curve lines and "policy
+// written to FILE" on `out`, errors on `err`. Returns the exit code: 0; 130/143/129 when
 // a signal stopped it between updates (the file is left as it was); 2 or 3 when the file cannot
 // be written. Interrupt handlers must be installed (prowl/core/interrupt.hpp).
 int run_training(Env& env, TrainRun run, std::ostream& out, std::ostream& err);

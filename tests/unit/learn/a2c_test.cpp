@@ -213,6 +213,9 @@ TEST_P(GraphPolicyShapes, ItsGradientOverAnEpisodeMatchesFiniteDifferences) {
   const auto [summary, history] = GetParam();
   GraphPolicy policy({6, 2, 5, 8, summary, history, 4}, 3, 0.01);
   ASSERT_EQ(policy.recurrent(), history);
+  // The skip starts at 0: away from it, so that its term's share of every score is checked too.
+  ASSERT_EQ(policy.skip().size(), kMoveFeatures);
+  policy.skip() = Eigen::VectorXd::LinSpaced(kMoveFeatures, -0.6, 0.9);
   // The records of four decisions, and a dz of zero sum for each.
   auto maze = make_maze6(Mode::kVision);
   maze->reset(4);
@@ -234,8 +237,8 @@ TEST_P(GraphPolicyShapes, ItsGradientOverAnEpisodeMatchesFiniteDifferences) {
   ASSERT_EQ(g.encoder.size(), policy.encoder().parameters().size());
   ASSERT_EQ(g.lstm.size(), history ? policy.lstm().parameters().size() : 0);
   const auto check = [&](Eigen::VectorXd& parameters, const Eigen::VectorXd& analytic,
-                         const std::string& part) {
-    for (Eigen::Index i = 0; i < analytic.size(); i += 5) {
+                         const std::string& part, Eigen::Index stride = 5) {
+    for (Eigen::Index i = 0; i < analytic.size(); i += stride) {
       const double keep = parameters[i];
       parameters[i] = keep + 1e-6;
       const double up = episode_loss(policy, dz);
@@ -247,6 +250,9 @@ TEST_P(GraphPolicyShapes, ItsGradientOverAnEpisodeMatchesFiniteDifferences) {
   };
   check(policy.encoder().parameters(), g.encoder, "encoder");
   check(policy.lstm().parameters(), g.lstm, "lstm");
+  ASSERT_EQ(g.skip.size(), kMoveFeatures);
+  EXPECT_NE(g.skip.cwiseAbs().maxCoeff(), 0.0);
+  check(policy.skip(), g.skip, "skip", 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(GraphPoolAndNode, GraphPolicyShapes,
@@ -346,6 +352,11 @@ TEST(GraphPolicy, ItsPolicyFileReadsBackTheSamePolicy) {
   EXPECT_EQ(back.shape().readout, 5);
   EXPECT_EQ(back.shape().head, 8);
   EXPECT_EQ(back.encoder().parameters(), policy.encoder().parameters());
+  EXPECT_TRUE(back.shape().skip);
+  EXPECT_EQ(policy_header(file, "skip"), "linear");
+  ASSERT_EQ(policy.skip().size(), kMoveFeatures);
+  EXPECT_NE(policy.skip().cwiseAbs().maxCoeff(), 0.0);  // training moved it
+  EXPECT_EQ(back.skip(), policy.skip());
   maze->reset(77);
   for (int i = 0; i < 10 && !maze->done(); ++i) {
     EXPECT_EQ(back.probabilities(*maze), policy.probabilities(*maze)) << "step " << i;
@@ -385,7 +396,29 @@ TEST(GraphPolicy, ItsPolicyFileIsCheckedAgainstItsShape) {
   EXPECT_EQ(error([](PolicyFile& f) { f.vectors[0].second.conservativeResize(3); }),
             "g.policy: a graph policy ends with 'vector encoder " +
                 std::to_string(policy.encoder().parameters().size()) +
+                "' and 'vector skip 12' for its shape, and nothing else");
+  EXPECT_EQ(error([](PolicyFile& f) { f.vectors.pop_back(); }),
+            "g.policy: a graph policy ends with 'vector encoder " +
+                std::to_string(policy.encoder().parameters().size()) +
+                "' and 'vector skip 12' for its shape, and nothing else");
+  EXPECT_EQ(error([&](PolicyFile& f) { set(f, "skip", "mlp"); }),
+            "g.policy: unknown skip=mlp; a graph policy's skip is none or linear");
+  // A file of before the skip: none, and no skip vector.
+  EXPECT_EQ(error([](PolicyFile& f) {
+              std::erase_if(f.header, [](const auto& kv) { return kv.first == "skip"; });
+            }),
+            "g.policy: a graph policy ends with 'vector encoder " +
+                std::to_string(policy.encoder().parameters().size()) +
                 "' for its shape, and nothing else");
+  {
+    PolicyFile old = to_policy_file(policy, *maze, {});
+    std::erase_if(old.header, [](const auto& kv) { return kv.first == "skip"; });
+    old.vectors.pop_back();
+    Result<AnyPolicy> loaded = policy_of(old, "old.policy");
+    ASSERT_TRUE(loaded) << loaded.status().message();
+    EXPECT_FALSE(std::get<GraphPolicy>(*loaded).shape().skip);
+    EXPECT_EQ(std::get<GraphPolicy>(*loaded).skip().size(), 0);
+  }
   // A small file claiming a huge encoder is refused before anything of its size is built.
   EXPECT_EQ(
       error([&](PolicyFile& f) {
@@ -395,7 +428,7 @@ TEST(GraphPolicy, ItsPolicyFileIsCheckedAgainstItsShape) {
       }),
       "g.policy: a graph policy ends with 'vector encoder " +
           std::to_string(Ggnn::parameter_count({kNodeFeatures, 4096, 2, 2, 1})) +
-          "' for its shape, and nothing else");
+          "' and 'vector skip 12' for its shape, and nothing else");
   EXPECT_EQ(error([&](PolicyFile& f) { set(f, "kind", "tree-policy"); }),
             "g.policy: not a policy prowl train wrote (kind=tree-policy, expected move-policy or "
             "graph-policy): train one with prowl train");
@@ -412,7 +445,8 @@ TEST(GraphPolicy, ItsPolicyFileIsCheckedAgainstItsShape) {
 
 TEST(GraphPolicy, WithHistoryItsPolicyFileReadsBackTheSameDecisions) {
   auto maze = make_maze6(Mode::kBump);
-  GraphPolicy policy({6, 0, 5, 8, GraphPolicy::Summary::kNode, true, 3, true}, 3, 0.01);
+  // As the ablation trains one with local information: no skip.
+  GraphPolicy policy({6, 0, 5, 8, GraphPolicy::Summary::kNode, true, 3, true, false}, 3, 0.01);
   A2cOptions options;
   options.updates = 2;
   options.envs = 4;
@@ -420,6 +454,7 @@ TEST(GraphPolicy, WithHistoryItsPolicyFileReadsBackTheSameDecisions) {
   const PolicyFile file = to_policy_file(policy, *maze, {});
   EXPECT_EQ(policy_header(file, "history"), "lstm");
   EXPECT_EQ(policy_header(file, "lstm"), "3");
+  EXPECT_EQ(policy_header(file, "skip"), "none");
   ASSERT_EQ(file.vectors.size(), 2u);
   EXPECT_EQ(file.vectors[1].first, "lstm");
   Result<PolicyFile> read = parse_policy(write_policy(file), "h.policy");
@@ -431,6 +466,7 @@ TEST(GraphPolicy, WithHistoryItsPolicyFileReadsBackTheSameDecisions) {
   EXPECT_EQ(back.shape().lstm, 3);
   EXPECT_EQ(back.shape().rounds, 0);
   EXPECT_TRUE(back.shape().local);
+  EXPECT_FALSE(back.shape().skip);
   EXPECT_EQ(back.lstm().parameters(), policy.lstm().parameters());
   maze->reset(77);
   GraphPolicy::Carry a, b;
@@ -461,6 +497,86 @@ TEST(GraphPolicy, WithHistoryItsPolicyFileReadsBackTheSameDecisions) {
             }),
             "h.policy: a graph policy with history=lstm needs lstm= (1 to 4096): train it again "
             "with prowl train");
+}
+
+// Started from a linear policy, the graph policy scores every move as the linear one does, but
+// for the linear scorer's bias, which softmax cancels: the same probabilities.
+TEST(GraphPolicy, StartedFromALinearPolicyItDecidesAsThatPolicy) {
+  auto maze = make_maze6(Mode::kBump);
+  MovePolicy linear({}, 7, 0.05);
+  A2cOptions options;
+  options.updates = 5;
+  options.envs = 4;
+  train_a2c(*maze, linear, options);
+  GraphPolicy graph({6, 2, 5, 8}, 3, 0.01);
+  // Before: its own random head decides otherwise somewhere along the walk.
+  double apart = 0;
+  maze->reset(12);
+  for (int i = 0; i < 20 && !maze->done(); ++i) {
+    apart = std::max(
+        apart, (graph.probabilities(*maze) - linear.probabilities(*maze)).cwiseAbs().maxCoeff());
+    maze->step(static_cast<std::size_t>(i * 7) % maze->moves().size());
+  }
+  EXPECT_GT(apart, 1e-3);
+  start_from(graph, linear);
+  EXPECT_EQ(graph.skip(), linear.scorer().layers()[0].weights.row(0).transpose());
+  maze->reset(12);
+  for (int i = 0; i < 20 && !maze->done(); ++i) {
+    const Eigen::VectorXd p = graph.probabilities(*maze), q = linear.probabilities(*maze);
+    ASSERT_EQ(p.size(), q.size());
+    EXPECT_LT((p - q).cwiseAbs().maxCoeff(), 1e-12) << "step " << i;
+    EXPECT_EQ(graph.greedy(*maze), linear.greedy(*maze)) << "step " << i;
+    maze->step(static_cast<std::size_t>(i * 7) % maze->moves().size());
+  }
+  // A policy without skip, or a scorer with a hidden layer, cannot start so.
+  GraphPolicy::Shape plain{6, 2, 5, 8};
+  plain.skip = false;
+  GraphPolicy no_skip(plain, 3, 0.01);
+  EXPECT_THROW(start_from(no_skip, linear), LogicError);
+  EXPECT_THROW(start_from(graph, MovePolicy({4}, 7, 0.05)), LogicError);
+}
+
+// train_graph_policy: the linear stage is the linear policy train_a2c trains with the same
+// options, the graph stage starts from it, and progress sees the stages in order.
+TEST(GraphPolicy, TrainGraphPolicyStartsFromTheLinearStage) {
+  auto maze = make_maze6(Mode::kBump);
+  A2cOptions options;
+  options.updates = 2;
+  options.envs = 3;
+  options.seed = 4;
+  std::vector<std::pair<int, bool>> seen;
+  MovePolicy linear({}, 99, 0.05);
+  GraphPolicy graph({6, 2, 5, 8}, 4, 0.01);
+  const GraphCurves curves = train_graph_policy(
+      *maze, graph, options, 3,
+      [&](const CurvePoint& p, bool is_linear) {
+        seen.emplace_back(p.update, is_linear);
+        return true;
+      },
+      &linear);
+  EXPECT_EQ(seen, (std::vector<std::pair<int, bool>>{
+                      {1, true}, {2, true}, {3, true}, {1, false}, {2, false}}));
+  EXPECT_EQ(curves.linear.size(), 3u);
+  EXPECT_EQ(curves.graph.size(), 2u);
+  MovePolicy alone({}, 4, 0.05);
+  A2cOptions first = options;
+  first.updates = 3;
+  const auto alone_curve = train_a2c(*maze, alone, first);
+  EXPECT_EQ(linear.scorer().layers()[0].weights, alone.scorer().layers()[0].weights);
+  EXPECT_EQ(curves.linear.back().coverage, alone_curve.back().coverage);
+  // With no graph updates the graph policy is the linear start itself.
+  options.updates = 0;
+  GraphPolicy started({6, 2, 5, 8}, 4, 0.01);
+  train_graph_policy(*maze, started, options, 3);
+  EXPECT_EQ(started.skip(), alone.scorer().layers()[0].weights.row(0).transpose());
+  // A progress that says stop in the linear stage leaves the graph stage out.
+  GraphPolicy stopped({6, 2, 5, 8}, 4, 0.01);
+  options.updates = 2;
+  const GraphCurves cut = train_graph_policy(
+      *maze, stopped, options, 3,
+      [](const CurvePoint& p, bool is_linear) { return !(is_linear && p.update == 2); });
+  EXPECT_EQ(cut.linear.size(), 2u);
+  EXPECT_TRUE(cut.graph.empty());
 }
 
 }  // namespace

@@ -121,23 +121,36 @@ TEST(LearnedStrategy, TheSameSeedGivesTheSamePicks) {
 }
 
 TEST(LearnedStrategy, JumpFollowsTheScores) {
-  // A pair's score grows with the untried pairs of its state (feature 6, times 40, a softmax all
-  // but certain): every pick comes from a state with the most untried pairs. On one counter in
-  // 0..5, state s has inc (s < 5) and reset (s > 0); states are numbered as inc reaches them.
+  // A pair's score is 40 when its action was never tried (feature 9; a softmax all but certain).
+  // On one counter in 0..5 the first pick is inc at 0 (the only pair), reaching 1; then reset (at
+  // 1) is the one action never tried among every candidate's pairs.
   const auto model = examples::make_counters_model(1, 6);
-  LearnedStrategy strategy(linear_policy({0, 0, 0, 0, 0, 0, 40, 0, 0, 0}),
+  LearnedStrategy strategy(linear_policy({0, 0, 0, 0, 0, 0, 0, 0, 0, 40}),
                            LearnedOptions{.seed = 1});
   testkit::Recording recorder(strategy);
   const RunReport report = run(model, recorder);
   EXPECT_EQ(report.stats.states, 6u);
   ASSERT_EQ(recorder.picks.size(), 10u);
-  std::vector<int> untried{1};  // by state reached so far
-  for (const Pair& p : recorder.picks) {
-    ASSERT_LT(p.state, untried.size());
-    EXPECT_EQ(untried[p.state], *std::max_element(untried.begin(), untried.end()));
-    --untried[p.state];
-    if (p.action == 0 && p.state + 1 == untried.size()) untried.push_back(p.state + 1 < 5 ? 2 : 1);
-  }
+  EXPECT_EQ(recorder.picks[0], (Pair{0, 0}));
+  EXPECT_EQ(recorder.picks[1], (Pair{1, 1}));
+}
+
+TEST(LearnedStrategy, JumpDoesNotPreferAStateForItsNumberOfUnexploredPairs) {
+  // Training never compares the moves of two states, so a weight on the state's unexplored pairs
+  // (feature 6) says nothing of which state's pairs to take: jump scores every candidate as a
+  // state of one, and picks as a policy without that weight does, pick for pick.
+  const auto model = examples::make_counters_model(3, 4);
+  const auto picks = [&](double weight) {
+    LearnedStrategy strategy(linear_policy({0, 0, 0, 0, 0, 0, weight, 0, 0.5, 0.3}),
+                             LearnedOptions{.seed = 5});
+    testkit::Recording recorder(strategy);
+    run(model, recorder, 150);
+    return recorder.picks;
+  };
+  const std::vector<Pair> flat = picks(0);
+  EXPECT_EQ(flat.size(), 150u);
+  EXPECT_EQ(picks(40), flat);
+  EXPECT_EQ(picks(-40), flat);
 }
 
 std::string write_policy_for(const std::string& env) {
