@@ -277,8 +277,9 @@ int main(int argc, char** argv) {
           const int r = local && summary != Summary::kGraph ? 0 : static_cast<int>(rounds);
           prowl::learn::GraphPolicy variant({16, r, 16, 32, summary, history, 16, local, !local},
                                             options.seed, graph_lr);
-          prowl::learn::train_graph_policy(**env, variant, options,
-                                           local ? 0 : static_cast<int>(linear_updates));
+          // Each with full information starts from the `linear` row's policy.
+          if (!local && linear_updates > 0) prowl::learn::start_from(variant, linear);
+          prowl::learn::train_a2c(**env, variant, options);
           const prowl::learn::Runner greedy = [&variant](Env& e, std::uint64_t) {
             return prowl::learn::run_policy(e, variant);
           };

@@ -102,9 +102,7 @@ int train_command(int argc, char** argv) {
                  "(the paper's autoregressive encoder) feeds the head instead")
       ->check(CLI::IsMember({"none", "lstm"}));
   long linear_episodes = static_cast<long>(learn::kLinearStartUpdates) * 16;
-  app.add_option("--linear-episodes", linear_episodes,
-                 "--network graph: train the linear move scorer this many episodes first and "
-                 "start the graph policy from it (default 32000; 0: from its own first weights)")
+  app.add_option("--linear-episodes", linear_episodes, std::string(learn::kLinearEpisodesHelp))
       ->type_name("N")
       ->check(CLI::Range(0L, 1'000'000'000L));
   std::string from;
@@ -207,6 +205,11 @@ int eval_command(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return parse_failed(app, e);
   }
+  if (information == "local" && app.count("--linear-episodes") > 0) {
+    std::cerr << "prowl eval: --linear-episodes is for --information full: with local information "
+                 "the variants start from their own weights\n";
+    return kExitUsage;
+  }
   if (!ablation && policy_path.empty()) {
     std::cerr << "prowl eval: --policy FILE is required (or --ablation, which trains its own)\n";
     return kExitUsage;
@@ -252,6 +255,16 @@ int eval_command(int argc, char** argv) {
   // Measuring ends at a signal, as any program does; training (--ablation) stops between updates
   // and exits 128 + the signal.
   install_interrupt_handlers();
+  learn::A2cOptions options;
+  options.seed = train_seed;
+  options.threads = 2;
+  options.updates = static_cast<int>((episodes + options.envs - 1) / options.envs);
+  // With local information no linear start: the linear scorer would see more than they may.
+  const int linear_updates =
+      information == "local"
+          ? 0
+          : static_cast<int>((linear_episodes + options.envs - 1) / options.envs);
+  std::optional<learn::MovePolicy> linear;
   for (const bool history : {false, true}) {
     for (learn::GraphPolicy::Summary summary :
          {learn::GraphPolicy::Summary::kNode, learn::GraphPolicy::Summary::kPool,
@@ -260,25 +273,30 @@ int eval_command(int argc, char** argv) {
       shape.summary = summary;
       shape.history = history;
       shape.local = information == "local";
-      // With local information no linear start: the linear scorer would see more than they may.
       shape.skip = !shape.local;
       if (shape.local && summary != learn::GraphPolicy::Summary::kGraph) shape.rounds = 0;
       learn::GraphPolicy trained(shape, train_seed, 0.01);
-      learn::A2cOptions options;
-      options.seed = train_seed;
-      options.threads = 2;
-      options.updates = static_cast<int>((episodes + options.envs - 1) / options.envs);
-      const int linear_updates =
-          shape.local ? 0 : static_cast<int>((linear_episodes + options.envs - 1) / options.envs);
-      learn::train_graph_policy(*env, trained, options, linear_updates,
-                                [](const learn::CurvePoint&, bool) { return interrupts() == 0; });
+      // Every variant with full information starts from the same linear policy: the first
+      // trains it, the others start from it.
+      int own_start = 0;
+      learn::MovePolicy* keep = nullptr;
+      if (linear) {
+        learn::start_from(trained, *linear);
+      } else if (linear_updates > 0) {
+        own_start = linear_updates;
+        keep = &linear.emplace(learn::MovePolicy({}, train_seed, 0.05));
+      }
+      learn::train_graph_policy(
+          *env, trained, options, own_start,
+          [](const learn::CurvePoint&, bool) { return interrupts() == 0; }, keep);
       if (interrupts() > 0) return interrupt_exit_code();
-      measure(
-          std::string(learn::summary_name(summary)) + (history ? "-AR" : "-nonAR"),
-          learn::AnyPolicy(trained),
-          fmt::format(", greedy; trained {} updates of {}{}", options.updates, options.envs,
-                      shape.local ? "; local information"
-                                  : fmt::format(" after a linear start of {}", linear_updates)));
+      measure(std::string(learn::summary_name(summary)) + (history ? "-AR" : "-nonAR"),
+              learn::AnyPolicy(trained),
+              fmt::format(", greedy; trained {} updates of {}{}", options.updates, options.envs,
+                          shape.local ? "; local information"
+                          : linear_updates == 0
+                              ? ""
+                              : fmt::format(" after a linear start of {}", linear_updates)));
       if (interrupts() > 0) return interrupt_exit_code();
     }
   }

@@ -19,6 +19,7 @@
 #include "prowl/explore/options.hpp"
 #include "prowl/explore/ranks.hpp"
 #include "prowl/explore/report.hpp"
+#include "prowl/learn/train_run.hpp"
 #include "prowl/report/console.hpp"
 #include "prowl/report/format.hpp"
 #include "prowl/strategy/factory.hpp"
@@ -101,7 +102,7 @@ struct CommandLine::Impl {
   std::uint64_t graph_steps = 20000;
   std::vector<int> hidden;
   std::string network = "move";
-  long linear_episodes = 32000;  // learn::kLinearStartUpdates updates of 16
+  long linear_episodes = learn::TrainRun{}.linear_episodes;
   int threads = 2;
   std::string from_path;
 

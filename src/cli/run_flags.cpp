@@ -270,9 +270,7 @@ void CommandLine::Impl::build_train_app() {
                   "move (default): a scorer over each move's features; graph: the GGNN graph "
                   "policy over the memory")
       ->check(CLI::IsMember({"move", "graph"}));
-  app->add_option("--linear-episodes", linear_episodes,
-                  "--network graph: train the linear move scorer this many episodes first and "
-                  "start the graph policy from it (default 32000; 0: from its own first weights)")
+  app->add_option("--linear-episodes", linear_episodes, std::string(learn::kLinearEpisodesHelp))
       ->type_name("N")
       ->check(CLI::Range(0L, 1'000'000'000L));
   app->add_option("--threads", threads, "play each update's episodes over N threads (default 2)")

@@ -117,7 +117,8 @@ GraphCurves train_graph_policy(Env& env, GraphPolicy& policy, const A2cOptions& 
                                int linear_updates,
                                const std::function<bool(const CurvePoint&, bool)>& progress,
                                MovePolicy* linear_out) {
-  PROWL_CHECK(linear_updates >= 0, "train_graph_policy: linear_updates >= 0");
+  PROWL_CHECK(linear_updates >= 0 && (linear_updates == 0 || policy.shape().skip),
+              "train_graph_policy: linear_updates >= 0, and a policy with skip to start from one");
   GraphCurves curves;
   bool stopped = false;
   const auto stage = [&](bool linear) {

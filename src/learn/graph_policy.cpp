@@ -30,6 +30,7 @@ GraphInput memory_graph(const View& view) {
 
 GraphPolicy::GraphPolicy(Shape shape, std::uint64_t seed, double learning_rate)
     : shape_(shape),
+      learning_rate_(learning_rate),
       encoder_({kNodeFeatures, shape.hidden, 2, shape.rounds, shape.readout}, seed),
       lstm_(shape.history ? shape.step_size() : 1, shape.history ? shape.lstm : 1, seed + 3),
       head_({kMoveFeatures + 2 * shape.hidden + shape.summary_size(), shape.head, 1},
@@ -39,7 +40,7 @@ GraphPolicy::GraphPolicy(Shape shape, std::uint64_t seed, double learning_rate)
       skip_(shape.skip ? Eigen::VectorXd::Zero(kMoveFeatures) : Eigen::VectorXd()),
       encoder_adam_(encoder_.parameters().size(), learning_rate),
       lstm_adam_(lstm_.parameters().size(), learning_rate),
-      skip_adam_(skip_.size(), kSkipRateFactor * learning_rate) {}
+      skip_adam_(skip_.size(), kSkipRateFactor * learning_rate_) {}
 
 GraphPolicy::Record GraphPolicy::observe(const View& view, const Carry& carry) const {
   PROWL_CHECK(!view.moves->empty(), "GraphPolicy: a state with moves");
@@ -154,6 +155,7 @@ void GraphPolicy::start_from_linear(const Eigen::VectorXd& weights) {
   PROWL_CHECK(shape_.skip && weights.size() == kMoveFeatures,
               "GraphPolicy::start_from_linear: a policy with skip, kMoveFeatures weights");
   skip_ = weights;
+  skip_adam_ = VectorAdam(skip_.size(), kSkipRateFactor * learning_rate_);
   std::vector<Layer> layers = head_.layers();
   layers.back().weights.setZero();
   layers.back().bias.setZero();

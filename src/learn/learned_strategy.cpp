@@ -206,9 +206,9 @@ std::optional<Pair> LearnedStrategy::walk_pick() {
 
 std::optional<Pair> LearnedStrategy::jump_pick() {
   if (live_.empty()) return std::nullopt;
-  // An unexplored pair's features need no window: its target is unknown, so they are its state's
-  // untried pairs, the budget spent and its action's record. The candidates are the current
-  // state and states drawn from all that have unexplored pairs.
+  // An unexplored pair's features need no window: its target is unknown, so they are the budget
+  // spent and its action's record (its state shown as one of one unexplored pair, below). The
+  // candidates are the current state and states drawn from all that have unexplored pairs.
   next_generation();
   std::vector<StateId> states;
   if (current_ != kNoState && !nodes_[current_].untried.empty()) states.push_back(current_);

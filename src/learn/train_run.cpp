@@ -65,19 +65,25 @@ int run_training(Env& env, TrainRun run, std::ostream& out, std::ostream& err) {
                      linear_updates > 0
                          ? fmt::format(", after a linear start of {} updates", linear_updates)
                          : std::string());
-  // The linear start's line is the mean of its last twentieth, as each curve line is of its part.
   const int linear_tail = std::max(1, linear_updates / 20);
   const auto progress = [&](const CurvePoint& p, bool linear) {
     recent += p.coverage;
     ++in_recent;
-    if (linear && p.update == linear_updates) {
-      out << fmt::format("  linear start  coverage {:.4f}\n", recent / in_recent);
-    } else if (!linear && (p.update % every == 0 || p.update == options.updates)) {
+    // A line is the mean since the last one: of the linear start's last twentieth, and of each
+    // twentieth of the rest.
+    bool done = false;
+    if (linear) {
+      if (p.update == linear_updates) {
+        out << fmt::format("  linear start  coverage {:.4f}\n", recent / in_recent);
+      }
+      done = p.update == linear_updates || p.update % linear_tail == 0;
+    } else if (p.update % every == 0 || p.update == options.updates) {
       out << fmt::format("  update {:>5}  episodes {:>7}  coverage {:.4f}\n", p.update,
                          p.update * options.envs, recent / in_recent);
+      done = true;
     }
     out.flush();
-    if (!linear || p.update == linear_updates || p.update % linear_tail == 0) {
+    if (done) {
       recent = 0;
       in_recent = 0;
     }

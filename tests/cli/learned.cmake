@@ -164,6 +164,9 @@ prowl_cli_test(train_linear_episodes_is_for_a_new_graph_policy EXIT 2
 prowl_cli_test(eval_linear_episodes_needs_the_ablation EXIT 2
   STDERR "--linear-episodes requires --ablation"
   COMMAND ${prowl} eval --env maze6 --policy ${learned_work}/maze.policy --linear-episodes 32)
+prowl_cli_test(eval_linear_episodes_is_for_full_information EXIT 2
+  STDERR "prowl eval: --linear-episodes is for --information full: with local information the variants start from their own weights"
+  COMMAND ${prowl} eval --env maze6 --ablation --information local --linear-episodes 32)
 prowl_cli_test(eval_episodes_needs_the_ablation EXIT 2
   STDERR "--episodes requires --ablation"
   COMMAND ${prowl} eval --env maze6 --policy ${learned_work}/maze.policy --episodes 32)

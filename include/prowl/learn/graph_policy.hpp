@@ -119,7 +119,8 @@ class GraphPolicy {
   const Eigen::VectorXd& skip() const { return skip_; }
   Eigen::VectorXd& skip() { return skip_; }
   // Makes the scores those of a linear scorer with these weights over the move features: the
-  // skip takes them and the head's output layer is set to 0 (its optimizer state starts again).
+  // skip takes them and the head's output layer is set to 0 (the head's and the skip's optimizer
+  // states start again).
   // REQUIRES: shape().skip; weights.size() == kMoveFeatures.
   void start_from_linear(const Eigen::VectorXd& weights);
   // Replaces the head's, the encoder's, the LSTM's and the skip's weights (from a policy file).
@@ -131,6 +132,7 @@ class GraphPolicy {
 
  private:
   Shape shape_;
+  double learning_rate_;
   Ggnn encoder_;
   Lstm lstm_;  // 1 × 1 and unused without history
   Mlp head_;

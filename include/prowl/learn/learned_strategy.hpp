@@ -6,11 +6,13 @@
 // move features: a model's labels are its actions).
 //
 // jump (the default): an unexplored pair's features need nothing beyond its state (its target is
-// unknown): the state's unexplored pairs, the budget spent, its action's record. The candidates
-// are the unexplored pairs of the current state and of up to 32 states drawn from all that have
-// any, each in proportion to its unexplored pairs (by rejection against the most pairs a state
-// was notified with, at most 8 tries), as random draws pairs; one is drawn from the policy's
-// softmax over their scores. A pick costs
+// unknown): the budget spent and its action's record; each candidate state is shown as a state of
+// one unexplored pair, since training never compares moves of states with different numbers of
+// them (a decision's moves share their state) and so gives that number no meaning across states.
+// The candidates are the unexplored pairs of the current state and of up to 32 states drawn from
+// all that have any, each in proportion to its unexplored pairs (by rejection against the most
+// pairs a state was notified with, at most 8 tries), as random draws pairs; one is drawn from the
+// policy's softmax over their scores. A pick costs
 // O(32 · A) for A actions, whatever the size of the graph.
 // walk (the paper's setting, --walk): the moves are the current state's unexplored pairs, the
 // pairs of it already run whose target is in the window, and back (to the state it came from).

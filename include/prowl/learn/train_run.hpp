@@ -7,6 +7,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -14,6 +15,11 @@
 #include "prowl/learn/env.hpp"
 
 namespace prowl::learn {
+
+// The --linear-episodes flag's help, for the commands that train (prowl train, PROGRAM train).
+inline constexpr std::string_view kLinearEpisodesHelp =
+    "--network graph: train the linear move scorer this many episodes first and start the graph "
+    "policy from it (default 32000; 0: from its own first weights)";
 
 struct TrainRun {
   std::string program;  // "prowl train": the prefix of messages

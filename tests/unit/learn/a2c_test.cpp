@@ -319,12 +319,13 @@ TEST(GraphPolicy, LearnsTheChainAndTrainsTheSameWeightsOnOneOrTwoThreads) {
       o.envs = 3;
       o.threads = threads;
       train_a2c(*maze, p, o);
-      return std::pair{p.encoder().parameters(), p.lstm().parameters()};
+      return std::tuple{p.encoder().parameters(), p.lstm().parameters(), p.skip()};
     };
     const auto one = train(1);
     EXPECT_EQ(one, train(2)) << "history " << history;
-    // Training moved the LSTM when there is one.
-    EXPECT_EQ(one.second != GraphPolicy(shape, 5, 0.02).lstm().parameters(), history);
+    // Training moved the LSTM when there is one, and the skip.
+    EXPECT_EQ(std::get<1>(one) != GraphPolicy(shape, 5, 0.02).lstm().parameters(), history);
+    EXPECT_NE(std::get<2>(one), GraphPolicy(shape, 5, 0.02).skip());
   }
 }
 
@@ -398,6 +399,10 @@ TEST(GraphPolicy, ItsPolicyFileIsCheckedAgainstItsShape) {
                 std::to_string(policy.encoder().parameters().size()) +
                 "' and 'vector skip 12' for its shape, and nothing else");
   EXPECT_EQ(error([](PolicyFile& f) { f.vectors.pop_back(); }),
+            "g.policy: a graph policy ends with 'vector encoder " +
+                std::to_string(policy.encoder().parameters().size()) +
+                "' and 'vector skip 12' for its shape, and nothing else");
+  EXPECT_EQ(error([](PolicyFile& f) { std::swap(f.vectors[0], f.vectors[1]); }),
             "g.policy: a graph policy ends with 'vector encoder " +
                 std::to_string(policy.encoder().parameters().size()) +
                 "' and 'vector skip 12' for its shape, and nothing else");
