@@ -15,7 +15,8 @@
 // attention readout (graph-nonAR, the `learned` row again); and each with an LSTM over the steps'
 // summaries feeding the head instead (node-AR, pool-AR, graph-AR), with the DIFF lines of the
 // order Table 5 reports. --ablation local trains all six with only the information the paper's
-// variants get (GraphPolicy::Shape::local; node and pool without message passing).
+// variants get (GraphPolicy::Shape::local; node and pool without message passing, node without
+// the moves' targets).
 // `learned` is the graph policy (prowl/learn/graph_policy.hpp, R message-passing rounds, default
 // 3), trained as prowl trains one (train_graph_policy): started from the `linear` row's policy and
 // trained U updates further (LU 0: from its own first weights, for U updates).

@@ -65,8 +65,8 @@ GraphPolicy::Record GraphPolicy::observe(const View& view, const Carry& carry) c
     r.carry = r.step.out;
     summary = r.carry.h;
   }
-  // With local information only the graph variant sees the moves' targets in the memory.
-  const bool see_targets = !shape_.local || shape_.summary == Summary::kGraph;
+  // With local information the node variant does not see the moves' targets in the memory.
+  const bool see_targets = !shape_.local || shape_.summary != Summary::kNode;
   Eigen::VectorXd scores(static_cast<Eigen::Index>(moves.size()));
   for (std::size_t b = 0; b < moves.size(); ++b) {
     const int target = see_targets ? (*view.moves)[b].target : -1;

@@ -46,9 +46,10 @@ class GraphPolicy {
     // shows (whether its target is unknown, whether it is back, the untried moves here, the
     // budget spent), not what the memory tells of its target (visits, untried moves, the route
     // to the frontier) nor its label's record; and no node's route to the frontier. What else
-    // there is to know the encoder must find in the memory's structure. Node and pool do not see
-    // the embeddings of the moves' targets either (and get 0 rounds from prowl eval --ablation
-    // --information local): the paper's node variant knows the current node only.
+    // there is to know the encoder must find in the memory's structure. Node does not see the
+    // embeddings of the moves' targets either (the paper's node variant knows the current node
+    // only); pool does, as members of its set: a move tells which node it leads to, and pool's
+    // nodes know nothing of each other (0 rounds from prowl eval --ablation --information local).
     bool local = false;
     // A linear term over the move's features added to the head's score, past its hidden layer:
     // the linear softmax control's scorer inside the graph policy, which start_from_linear() sets

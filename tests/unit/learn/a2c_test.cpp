@@ -296,6 +296,16 @@ TEST(GraphPolicy, WithLocalInformationItSeesNoMoreThanTheMovesOwnNodeShows) {
   for (const Eigen::VectorXd& input : c.inputs) {
     EXPECT_EQ(input.segment(kMoveFeatures + 6, 6), Eigen::VectorXd::Zero(6));
   }
+  // The pool variant sees them, as members of its set.
+  shape.summary = GraphPolicy::Summary::kPool;
+  const GraphPolicy pool(shape, 3, 0.01);
+  const GraphPolicy::Record e = pool.observe(*maze);
+  EXPECT_EQ(e.targets, a.targets);
+  for (std::size_t m = 0; m < e.inputs.size(); ++m) {
+    EXPECT_EQ(e.inputs[m].segment(kMoveFeatures + 6, 6) == Eigen::VectorXd::Zero(6),
+              e.targets[m] < 0)
+        << "move " << m;
+  }
 }
 
 // Without and with the LSTM history (trained through time).
