@@ -12,10 +12,6 @@
 namespace shop {
 namespace {
 
-Reply error_reply(int status, std::string message) {
-  return {status, {{"error", std::move(message)}}};
-}
-
 // "/orders/7/pay" -> {"orders", "7", "pay"}. An empty segment ("//", a trailing "/") is kept, so
 // such paths match no route.
 std::vector<std::string_view> segments(std::string_view path) {

@@ -74,10 +74,6 @@ nlohmann::json product_row_json(const Row& row) {
           {"received", to_int(row.at(4))},    {"committed", to_int(row.at(5))}};
 }
 
-Reply error_reply(int status, std::string message) {
-  return {status, {{"error", std::move(message)}}};
-}
-
 Reply db_failure(const Status& status) {
   return error_reply(500, "database error: " + status.message());
 }
@@ -372,6 +368,10 @@ Reply Shop::health() {
   auto rows = db_.execute("SELECT 1");
   if (!rows) return {503, {{"status", "unavailable"}, {"error", rows.status().message()}}};
   return {200, {{"status", "ok"}}};
+}
+
+Reply error_reply(int status, std::string message) {
+  return {status, {{"error", std::move(message)}}};
 }
 
 }  // namespace shop

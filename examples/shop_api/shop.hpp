@@ -47,6 +47,9 @@ struct Reply {
   nlohmann::json body = nlohmann::json::object();
 };
 
+// An error reply: STATUS and the body {"error": MESSAGE}.
+Reply error_reply(int status, std::string message);
+
 inline constexpr std::int64_t kMaxOrderQty = 100;
 inline constexpr std::int64_t kMaxRestockQty = 1000;
 

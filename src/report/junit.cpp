@@ -130,7 +130,7 @@ void write_properties(std::ostringstream& out, const RunReport& r, std::size_t g
 
 // A bug's element: <failure> on an invariant or a nondeterministic action, <error> when an action
 // failed (threw, answered an error, or the service died).
-void write_group(std::ostringstream& out, const RunReport& r, const FindingGroup& g) {
+void write_junit_group(std::ostringstream& out, const RunReport& r, const FindingGroup& g) {
   const Finding& f = r.findings[g.findings.front()];
   const char* element = is_failure(f.kind) ? "failure" : "error";
   std::ostringstream text;
@@ -193,7 +193,7 @@ std::string to_junit(const RunReport& r) {
       continue;
     }
     out << open << ">\n";
-    for (const FindingGroup* g : c.groups) write_group(out, r, *g);
+    for (const FindingGroup* g : c.groups) write_junit_group(out, r, *g);
     out << "    </testcase>\n";
   }
   if (!why.empty()) {

@@ -84,7 +84,7 @@ void write_diagram(std::ostringstream& out, const Finding& f) {
   out << "```\n\n";
 }
 
-void write_group(std::ostringstream& out, const RunReport& r, const FindingGroup& g) {
+void write_markdown_group(std::ostringstream& out, const RunReport& r, const FindingGroup& g) {
   const std::size_t first = g.findings.front();
   const Finding& f = r.findings[first];
   out << fmt::format("### [{}] {} {} {}\n\n", first + 1, to_string(f.severity), to_string(f.kind),
@@ -118,7 +118,7 @@ std::string to_markdown(const RunReport& r) {
                      to_string(r.termination), r.stats.states, r.stats.transitions, r.stats.steps,
                      r.stats.seconds);
   if (!r.error.empty()) out << "The run failed:\n\n" << block(r.error) << '\n';
-  for (const FindingGroup& g : group_findings(r.findings)) write_group(out, r, g);
+  for (const FindingGroup& g : group_findings(r.findings)) write_markdown_group(out, r, g);
   write_coverage(out, r);
   if (!r.warnings.empty()) {
     out << "### Warnings\n\n";
