@@ -28,7 +28,9 @@
 // disjoint from the held-out ones; training seed T, default 1), then run greedily once per
 // held-out graph.
 // `linear_finetuned` and `learned_finetuned` go on training a copy on each held-out graph alone
-// (E episodes, in updates of N), then run greedily. --per-graph 0 leaves out these four rows.
+// (E episodes, in updates of N), then run greedily with the weights of the best greedy run after
+// an update (the zero-shot one included), as qtable reports its best. --per-graph 0 leaves out
+// these four rows.
 // Training: N episodes per update (16), entropy weight W (0.003), the graph policy's Adam rate L
 // (0.01; the linear one's is 0.05). The ablation's variants are trained as `learned` is, but
 // with local information (no linear start: the linear control would see more than they may).
@@ -222,10 +224,13 @@ int main(int argc, char** argv) {
               fmt::format(" trained={}x{} last_train_coverage={:.4f}", curve.size(), options.envs,
                           curve.back().coverage));
         // Fine-tuned: a copy goes on training on each held-out graph alone for as many episodes
-        // as qtable gets there (1,000 by default, in updates of N), then runs greedily on it.
+        // as qtable gets there (1,000 by default, in updates of N), then runs greedily on it,
+        // with the weights of its best greedy run there after an update (keep_best), as qtable
+        // reports the best greedy run it reaches.
         if (per_graph == 0) return;
         prowl::learn::A2cOptions tune = options;
         tune.updates = (static_cast<int>(per_graph) + tune.envs - 1) / tune.envs;
+        tune.keep_best = true;
         const prowl::learn::Runner tuned = [&](Env& e, std::uint64_t seed) {
           auto copy = policy;
           tune.graph = e.graph_seed();

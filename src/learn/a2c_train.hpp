@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -97,6 +98,18 @@ std::vector<CurvePoint> train(Env& env, Policy& policy, const A2cOptions& option
   std::vector<std::unique_ptr<Env>> others;
   for (int i = 1; i < options.threads; ++i) others.push_back(env.fresh());
   std::vector<Episode<Grad>> episodes(static_cast<std::size_t>(options.envs));
+  // keep_best: the best greedy run on the graph so far, and the policy that made it.
+  const bool keep_best = options.keep_best && options.graph;
+  const auto greedy_coverage = [&] {
+    env.reset(*options.graph);
+    return run_policy(env, policy);
+  };
+  std::optional<Policy> best;
+  double best_coverage = 0;
+  if (keep_best) {
+    best.emplace(policy);
+    best_coverage = greedy_coverage();
+  }
   for (int update = 0; update < options.updates; ++update) {
     const auto work = [&](Env& mine, int thread) {
       for (int k = thread; k < options.envs; k += options.threads) {
@@ -134,8 +147,15 @@ std::vector<CurvePoint> train(Env& env, Policy& policy, const A2cOptions& option
       policy.critic().step(c);
     }
     curve.push_back({update + 1, coverage / options.envs});
+    if (keep_best) {
+      if (const double c = greedy_coverage(); c > best_coverage) {
+        best_coverage = c;
+        *best = policy;
+      }
+    }
     if (progress && !progress(curve.back())) break;
   }
+  if (best) policy = std::move(*best);
   return curve;
 }
 

@@ -77,6 +77,11 @@ struct A2cOptions {
   // Every episode on this one graph (reset(*graph)) instead of training graphs: fine-tuning on a
   // graph, as the paper's fine-tuned rows do on each test graph. Choices still follow the seed.
   std::optional<std::uint64_t> graph;
+  // With `graph`: after each update the policy runs greedily on that graph, and training leaves
+  // the policy of the best of those runs (the one before the first update included; the first of
+  // equal ones), as the per-graph tabular Q baseline reports the best greedy run it reaches.
+  // Fine-tuning then keeps what it gained. One greedy episode per update more.
+  bool keep_best = false;
 };
 
 // Training graph k of seed S is reset(kTrainingGraphs + S·10^6 + k), k = 0, 1, ... (episode k of

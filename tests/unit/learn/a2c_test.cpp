@@ -101,6 +101,54 @@ TEST(A2c, PlaysTrainingGraphsOrOneGraphToFineTuneOn) {
   EXPECT_EQ(chain.seeds, std::vector<std::uint64_t>(6, 1042));
 }
 
+TEST(A2c, KeepBestLeavesThePolicyOfTheBestGreedyRunOnTheGraph) {
+  // The same fine-tuning without keep_best, its greedy run on the graph after each update
+  // recorded (on another env) with the policy that made it.
+  auto app = make_er_app();
+  const auto greedy = [&](const MovePolicy& p) {
+    auto other = app->fresh();
+    other->reset(1007);
+    return run_policy(*other, p);
+  };
+  const MovePolicy start({}, 2, 0.2);
+  A2cOptions options;
+  options.updates = 30;
+  options.envs = 4;
+  options.seed = 3;
+  options.entropy = 0;
+  options.graph = 1007;
+  MovePolicy plain = start;
+  std::vector<double> runs{greedy(start)};
+  std::vector<MovePolicy> policies{start};
+  train_a2c(*app, plain, options, [&](const CurvePoint&) {
+    runs.push_back(greedy(plain));
+    policies.push_back(plain);
+    return true;
+  });
+  const auto best = std::max_element(runs.begin(), runs.end());  // the first of equal ones
+  // The training must pass through a better run and leave it, for the test to tell.
+  ASSERT_GT(*best, runs.front());
+  ASSERT_LT(runs.back(), *best);
+  MovePolicy kept = start;
+  options.keep_best = true;
+  const auto curve = train_a2c(*app, kept, options);
+  EXPECT_EQ(curve.size(), 30U);
+  EXPECT_EQ(greedy(kept), *best);
+  const Mlp& expected = policies[static_cast<std::size_t>(best - runs.begin())].scorer();
+  EXPECT_EQ(kept.scorer().layers()[0].weights, expected.layers()[0].weights);
+  // A step too long to help (learning rate 3) leaves the policy as it was.
+  const MovePolicy steep({}, 2, 3.0);
+  options.updates = 1;
+  options.keep_best = false;
+  MovePolicy worse = steep;
+  train_a2c(*app, worse, options);
+  ASSERT_LT(greedy(worse), greedy(steep));
+  options.keep_best = true;
+  MovePolicy same = steep;
+  train_a2c(*app, same, options);
+  EXPECT_EQ(same.scorer().layers()[0].weights, steep.scorer().layers()[0].weights);
+}
+
 TEST(Evaluate, ScoresGraphMeansAndPairedDifferences) {
   // var = ((0.25 + 0.49) − 2 · 0.36) / 1 = 0.02; half width 1.96 · sqrt(0.02 / 2) = 0.196.
   const Score s = score_of({0.5, 0.7}, 3);
