@@ -98,15 +98,14 @@ std::vector<CurvePoint> train(Env& env, Policy& policy, const A2cOptions& option
   std::vector<std::unique_ptr<Env>> others;
   for (int i = 1; i < options.threads; ++i) others.push_back(env.fresh());
   std::vector<Episode<Grad>> episodes(static_cast<std::size_t>(options.envs));
-  // keep_best: the best greedy run on the graph so far, and the policy that made it.
-  const bool keep_best = options.keep_best && options.graph;
+  // keep_best: the policy of the best greedy run on the graph so far (none without keep_best).
   const auto greedy_coverage = [&] {
     env.reset(*options.graph);
     return run_policy(env, policy);
   };
   std::optional<Policy> best;
   double best_coverage = 0;
-  if (keep_best) {
+  if (options.keep_best && options.graph) {
     best.emplace(policy);
     best_coverage = greedy_coverage();
   }
@@ -147,7 +146,7 @@ std::vector<CurvePoint> train(Env& env, Policy& policy, const A2cOptions& option
       policy.critic().step(c);
     }
     curve.push_back({update + 1, coverage / options.envs});
-    if (keep_best) {
+    if (best) {
       if (const double c = greedy_coverage(); c > best_coverage) {
         best_coverage = c;
         *best = policy;
