@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "prowl/core/plural.hpp"
+
 namespace prowl::detail {
 
 namespace {
@@ -19,10 +21,6 @@ std::string_view timing_text(Timing t) {
       return "checked before and after each action";
   }
   return "checked after each action";
-}
-
-std::string plural(std::size_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "prowl/core/escape.hpp"
 #include "prowl/core/exit_code.hpp"
 #include "prowl/core/interrupt.hpp"
+#include "prowl/core/plural.hpp"
 #include "prowl/explore/finding_trace.hpp"
 #include "prowl/explore/replay.hpp"
 
@@ -155,10 +156,6 @@ int finish(const TraceCommand& c, Prepared& p, std::ostream& err, int code) {
     return st.exit_code();
   }
   return code;
-}
-
-std::string plural(std::size_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
 void write_intro(std::ostream& out, const TraceCommand& c, const Prepared& p) {

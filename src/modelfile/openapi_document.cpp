@@ -17,9 +17,6 @@ constexpr YamlBounds kOpenApiBounds{2'000'000, kMaxModelDepth, std::uint64_t{64}
 
 namespace {
 
-constexpr std::string_view kMethods[] = {"get",     "put",  "post",  "delete",
-                                         "options", "head", "patch", "trace"};
-
 // Nodes the $ref check visits at most: aliases are shared by yaml-cpp but visited once per
 // reference, so a document of anchors made of aliases would otherwise take forever.
 constexpr std::size_t kMaxVisitedNodes = 2'000'000;
@@ -36,7 +33,7 @@ std::string kind_of(const YAML::Node& node) {
 }
 
 // "~1" is '/', "~0" is '~', and a URI fragment may percent-encode.
-std::string pointer_token(std::string_view token) {
+std::string decode_pointer_token(std::string_view token) {
   std::string decoded;
   for (std::size_t i = 0; i < token.size(); ++i) {
     const auto hex = [](char c) {
@@ -180,7 +177,7 @@ Status OpenApiDocument::check_paths() const {
   if (paths.IsMap()) {
     for (const auto& entry : paths) {
       const YAML::Node item = resolve(entry.second);
-      for (std::string_view method : kMethods) {
+      for (std::string_view method : kOpenApiMethods) {
         if (field(item, method).IsDefined()) return Status::ok();
       }
     }
@@ -206,7 +203,7 @@ Result<YAML::Node> OpenApiDocument::target(const YAML::Node& at, const std::stri
   while (!rest.empty()) {
     rest.remove_prefix(1);
     const std::size_t slash = rest.find('/');
-    const std::string token = pointer_token(rest.substr(0, slash));
+    const std::string token = decode_pointer_token(rest.substr(0, slash));
     rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
     YAML::Node next(YAML::NodeType::Undefined);
     if (node.IsMap()) {

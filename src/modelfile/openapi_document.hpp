@@ -15,6 +15,10 @@
 
 namespace prowl::modelfile::detail {
 
+// The methods a path item may hold operations for (OpenAPI 3's fixed fields), lower case.
+inline constexpr std::string_view kOpenApiMethods[] = {"get",     "put",  "post",  "delete",
+                                                       "options", "head", "patch", "trace"};
+
 // The child `key` of a mapping, or an undefined node when `node` is not a mapping or has no such
 // key (also when the value is null: "key: ~" says nothing).
 YAML::Node field(const YAML::Node& node, std::string_view key);

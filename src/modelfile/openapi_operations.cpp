@@ -9,9 +9,6 @@ namespace prowl::modelfile::detail {
 
 namespace {
 
-constexpr std::string_view kMethods[] = {"get",     "put",  "post",  "delete",
-                                         "options", "head", "patch", "trace"};
-
 bool is_name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
 }
@@ -64,7 +61,8 @@ std::vector<Operation> collect_operations(const OpenApiDocument& doc,
     for (const auto& p : list(item, "parameters")) shared.push_back(doc.resolve(p));
     for (const auto& entry : item) {
       const std::string method = scalar(entry.first);
-      if (std::find(std::begin(kMethods), std::end(kMethods), method) == std::end(kMethods)) {
+      if (std::find(std::begin(kOpenApiMethods), std::end(kOpenApiMethods), method) ==
+          std::end(kOpenApiMethods)) {
         continue;
       }
       if (method == "trace") {

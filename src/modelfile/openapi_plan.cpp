@@ -148,7 +148,7 @@ class Planner {
  private:
   std::string path_of(const Operation& op, ActionPlan& action);
   std::string param_name(ActionPlan& action, const std::string& name);
-  bool add_param(ActionPlan& action, const std::string& name, Domain domain);
+  bool add_param(ActionPlan& action, const std::string& name, SchemaDomain domain);
   void body(const Operation& op, ActionPlan& action);
   std::string context_key(const std::string& key, const YAML::Node& p);
 
@@ -169,7 +169,7 @@ std::string Planner::param_name(ActionPlan& action, const std::string& name) {
   return out;
 }
 
-bool Planner::add_param(ActionPlan& action, const std::string& name, Domain domain) {
+bool Planner::add_param(ActionPlan& action, const std::string& name, SchemaDomain domain) {
   std::size_t combinations = 1;
   for (const ParamPlan& p : action.params) {
     combinations *= p.domain.one_of.empty()
@@ -211,7 +211,7 @@ std::string Planner::path_of(const Operation& op, ActionPlan& action) {
     const std::string name(rest.substr(open + 1, close - open - 1));
     rest.remove_prefix(close + 1);
     const YAML::Node p = op.path_param(name);
-    std::optional<Domain> domain = domain_of(doc_, field(p, "schema"));
+    std::optional<SchemaDomain> domain = domain_of(doc_, field(p, "schema"));
     const std::string key = key_for(op.path, name);
     if (domain && add_param(action, param_name(action, name), *domain)) {
       out += "${" + action.params.back().name + "}";
@@ -254,7 +254,7 @@ void Planner::body(const Operation& op, ActionPlan& action) {
   if (body.is_object()) {
     for (const auto& [name, property] : object_shape(doc_, schema).properties) {
       if (!body.contains(name)) continue;
-      std::optional<Domain> domain = domain_of(doc_, property);
+      std::optional<SchemaDomain> domain = domain_of(doc_, property);
       if (domain && add_param(action, param_name(action, name), *domain)) {
         body[name] = "${" + action.params.back().name + "}";
       }
@@ -297,7 +297,7 @@ ActionPlan Planner::action(std::size_t index) {
           fmt::format("TODO: the cookie {} is required; prowl sends no cookies", identifier(name)));
       continue;
     }
-    std::optional<Domain> domain = domain_of(doc_, field(p, "schema"));
+    std::optional<SchemaDomain> domain = domain_of(doc_, field(p, "schema"));
     if (in == "query" && domain && add_param(action, param_name(action, name), *domain)) {
       action.query.emplace_back(name, "${" + action.params.back().name + "}");
       continue;

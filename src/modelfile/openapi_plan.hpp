@@ -17,7 +17,7 @@ namespace prowl::modelfile::detail {
 
 struct ParamPlan {
   std::string name;
-  Domain domain;
+  SchemaDomain domain;
 };
 
 struct ActionPlan {

@@ -303,10 +303,10 @@ OJson minimal_value(const OpenApiDocument& doc, const YAML::Node& schema) {
   return minimal.value(schema, 0);
 }
 
-std::optional<Domain> domain_of(const OpenApiDocument& doc, const YAML::Node& schema_in) {
+std::optional<SchemaDomain> domain_of(const OpenApiDocument& doc, const YAML::Node& schema_in) {
   const YAML::Node schema = doc.resolve(schema_in);
   if (const YAML::Node values = field(schema, "enum"); values.IsSequence()) {
-    Domain domain;
+    SchemaDomain domain;
     std::set<std::string> texts;
     for (const auto& v : values) {
       OJson value = yaml_to_json(v);
@@ -325,7 +325,7 @@ std::optional<Domain> domain_of(const OpenApiDocument& doc, const YAML::Node& sc
   if (!lo || !hi || *hi - *lo < 1 || *hi - *lo + 1 > static_cast<double>(kMaxDomainValues)) {
     return std::nullopt;
   }
-  return Domain{{}, static_cast<std::int64_t>(*lo), static_cast<std::int64_t>(*hi)};
+  return SchemaDomain{{}, static_cast<std::int64_t>(*lo), static_cast<std::int64_t>(*hi)};
 }
 
 std::vector<Check> response_checks(const OpenApiDocument& doc, const YAML::Node& schema) {

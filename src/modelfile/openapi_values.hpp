@@ -53,12 +53,12 @@ OJson minimal_value(const OpenApiDocument& doc, const YAML::Node& schema);
 
 // What params: can range over: an enum of 2 to kMaxDomainValues numbers or strings (no two that
 // read the same, as 1 and "1"), or an integer range of 2 to kMaxDomainValues values.
-struct Domain {
+struct SchemaDomain {
   std::vector<OJson> one_of;  // empty for a range
   std::int64_t lo = 0;
   std::int64_t hi = 0;
 };
-std::optional<Domain> domain_of(const OpenApiDocument& doc, const YAML::Node& schema);
+std::optional<SchemaDomain> domain_of(const OpenApiDocument& doc, const YAML::Node& schema);
 
 // One check of a `get:` invariant: {pointer: P, OP: operand} with OP one of exists, equals,
 // at_least, greater_than, at_most, less_than.

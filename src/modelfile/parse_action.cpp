@@ -14,8 +14,8 @@ constexpr std::string_view kActionKeys[] = {
     "body", "timeout",     "ok",           "rejected",    "bind",   "unbind",
     "when", "after",       "max_per_path", "max_per_run", "weight", "params"};
 
-constexpr std::string_view kMethods[] = {"GET",    "POST", "PUT",    "PATCH",
-                                         "DELETE", "HEAD", "OPTIONS"};
+constexpr std::string_view kHttpMethods[] = {"GET",    "POST", "PUT",    "PATCH",
+                                             "DELETE", "HEAD", "OPTIONS"};
 
 constexpr std::string_view kParamsHint =
     "write params: {NAME: {one_of: [1, 2, 3]}}, {NAME: {int: [LO, HI]}}, {NAME: {from_sql: "
@@ -126,9 +126,10 @@ Status Parser::request_field(const std::string& key, const Item& v, RequestSpec&
     auto t = r_.text(v);
     if (!t) return t.status();
     request.method = upper(*t);
-    if (std::find(std::begin(kMethods), std::end(kMethods), request.method) == std::end(kMethods)) {
+    if (std::find(std::begin(kHttpMethods), std::end(kHttpMethods), request.method) ==
+        std::end(kHttpMethods)) {
       return r_.error(v.pos, fmt::format("{} '{}' is not an HTTP method", v.what, *t),
-                      fmt::format("one of: {}", fmt::join(kMethods, ", ")));
+                      fmt::format("one of: {}", fmt::join(kHttpMethods, ", ")));
     }
   } else if (key == "path") {
     auto t = r_.templ(v, nullptr, Reader::Raw::kAllowed);

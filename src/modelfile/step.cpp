@@ -9,6 +9,7 @@
 #include "http_api.hpp"
 #include "json_value.hpp"
 #include "prowl/core/escape.hpp"
+#include "prowl/core/plural.hpp"
 
 namespace prowl::modelfile::detail {
 
@@ -36,10 +37,6 @@ std::string_view kind_name(const Json& j) {
   if (j.is_array()) return "an array";
   if (j.is_object()) return "an object";
   return "a value";
-}
-
-std::string plural(std::size_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
 Outcome with_detail(Outcome o, std::string detail) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "prowl/core/escape.hpp"
+#include "prowl/core/plural.hpp"
 #include "prowl/report/groups.hpp"
 
 namespace prowl {
@@ -46,10 +47,6 @@ class Paint {
   }
   bool on_;
 };
-
-std::string plural(std::uint64_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
-}
 
 void write_summary(std::ostream& out, const RunReport& r) {
   const double per_transition = r.stats.transitions == 0

@@ -56,7 +56,7 @@ std::string html(std::string_view raw) { return entities(escape_text(raw)); }
 // The same for a multi-line value (in <pre>).
 std::string html_lines(std::string_view raw) { return entities(escape_lines(raw)); }
 
-std::string plural(std::uint64_t n, std::string_view one, std::string_view many) {
+std::string counted(std::uint64_t n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", with_commas(n), n == 1 ? one : many);
 }
 
@@ -169,7 +169,7 @@ std::string graph_path(const GraphView& view, std::size_t i) {
 std::string path_summary(const RunReport& r, std::size_t i) {
   const Finding& f = r.findings[i];
   const std::string last = f.steps.empty() ? "the initial state" : html(f.action);
-  return fmt::format("[{}] {} ({})", i + 1, last, plural(f.steps.size(), "step", "steps"));
+  return fmt::format("[{}] {} ({})", i + 1, last, counted(f.steps.size(), "step", "steps"));
 }
 
 // The group's other paths, listed and each with its steps folded.
@@ -180,7 +180,7 @@ void write_other_paths(std::ostringstream& out, const RunReport& r, const Findin
   for (std::size_t k = 1; k < g.findings.size(); ++k)
     others.push_back(path_summary(r, g.findings[k]));
   out << fmt::format("<p class=\"also\">also reached by {}: {}</p>\n",
-                     plural(others.size(), "other path", "other paths"), fmt::join(others, ", "));
+                     counted(others.size(), "other path", "other paths"), fmt::join(others, ", "));
   for (std::size_t k = 1; k < g.findings.size(); ++k) {
     const std::size_t i = g.findings[k];
     out << fmt::format("<details class=\"other-path\" id=\"finding-{}\"><summary>{}</summary>\n",
