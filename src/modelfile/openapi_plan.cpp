@@ -15,7 +15,7 @@ namespace prowl::modelfile::detail {
 namespace {
 
 // The most combinations params: may make of one action; a parameter beyond keeps one value.
-constexpr std::size_t kMaxCombinations = 256;
+constexpr std::size_t kMaxPlannedCombinations = 256;
 
 std::string one_line_of(const std::string& text) { return text.substr(0, text.find('\n')); }
 
@@ -179,7 +179,7 @@ bool Planner::add_param(ActionPlan& action, const std::string& name, SchemaDomai
   const std::size_t size = domain.one_of.empty()
                                ? static_cast<std::size_t>(domain.hi - domain.lo + 1)
                                : domain.one_of.size();
-  if (combinations * size > kMaxCombinations) return false;
+  if (combinations * size > kMaxPlannedCombinations) return false;
   action.params.push_back({name, std::move(domain)});
   return true;
 }
