@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "prowl/core/escape.hpp"
 #include "yaml_bounds.hpp"
 
 namespace prowl::modelfile::detail {
@@ -25,7 +26,7 @@ constexpr std::string_view kStartHint =
     "an OpenAPI document is a mapping that starts with openapi: 3.0.3 (or 3.1.0), info: and "
     "paths:";
 
-std::string kind_of(const YAML::Node& node) {
+std::string document_kind(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "nothing";
   if (node.IsScalar()) return "a scalar";
   if (node.IsSequence()) return "a list";
@@ -134,7 +135,7 @@ Result<OpenApiDocument> OpenApiDocument::parse(std::string_view text, std::strin
   if (!doc.root_.IsDefined() || !doc.root_.IsMap()) {
     return doc.error(YAML::Node(YAML::NodeType::Undefined),
                      fmt::format("not an OpenAPI document: the file holds {}, not a mapping",
-                                 kind_of(doc.root_)),
+                                 document_kind(doc.root_)),
                      kStartHint);
   }
   if (Status st = doc.check_version(); !st) return st;
@@ -174,15 +175,30 @@ Status OpenApiDocument::check_paths() const {
     return error(paths, "the document has no paths: there is no operation to make an action of",
                  kHint);
   }
+  // The first path that holds an operation but does not start with '/', named if it is why no
+  // operation is left (collect_operations leaves such paths out, and TRACE operations too).
+  YAML::Node unrooted(YAML::NodeType::Undefined);
   if (paths.IsMap()) {
     for (const auto& entry : paths) {
       const YAML::Node item = resolve(entry.second);
       for (std::string_view method : kOpenApiMethods) {
-        if (field(item, method).IsDefined()) return Status::ok();
+        if (method == "trace" || !field(item, method).IsDefined()) continue;
+        if (scalar(entry.first).starts_with("/")) return Status::ok();
+        if (!unrooted.IsDefined()) unrooted.reset(entry.first);
       }
     }
   }
-  return error(paths, "paths holds no operation: there is no operation to make an action of",
+  if (unrooted.IsDefined()) {
+    return error(unrooted,
+                 fmt::format("path '{}' does not start with '/', and no other path holds an "
+                             "operation prowl can send",
+                             escape_text(scalar(unrooted))),
+                 "an OpenAPI path starts with '/' and is appended to the server's URL, as in "
+                 "/health");
+  }
+  return error(paths,
+               "paths holds no operation prowl can send: there is no operation to make an "
+               "action of (TRACE is left out)",
                kHint);
 }
 

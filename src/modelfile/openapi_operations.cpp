@@ -57,6 +57,12 @@ std::vector<Operation> collect_operations(const OpenApiDocument& doc,
     const std::string path = scalar(path_entry.first);
     const YAML::Node item = doc.resolve(path_entry.second);
     if (!item.IsDefined() || !item.IsMap()) continue;  // a path item is a mapping of operations
+    if (!path.starts_with("/")) {
+      // OpenAPI's paths start with '/' (the path is appended to the server's URL); check_paths
+      // refuses a document where no other path is left.
+      skipped.push_back(fmt::format("{}: an OpenAPI path starts with '/'", path));
+      continue;
+    }
     std::vector<YAML::Node> shared;
     for (const auto& p : list(item, "parameters")) shared.push_back(doc.resolve(p));
     for (const auto& entry : item) {

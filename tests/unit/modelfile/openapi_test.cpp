@@ -449,9 +449,36 @@ TEST(OpenApiErrors, EachDocumentProwlInitCannotReadIsNamedWithItsFix) {
             "  hint: add the API's operations under paths: (prowl makes one action per "
             "operation)");
   EXPECT_EQ(refusal("openapi: 3.1.0\npaths:\n  /x: {parameters: []}\n"),
-            "api.yaml:3:3: paths holds no operation: there is no operation to make an action of\n"
+            "api.yaml:3:3: paths holds no operation prowl can send: there is no operation to "
+            "make an action of (TRACE is left out)\n"
             "  hint: add the API's operations under paths: (prowl makes one action per "
             "operation)");
+  EXPECT_EQ(refusal("openapi: 3.1.0\npaths:\n  /x: {trace: {}}\n"),
+            "api.yaml:3:3: paths holds no operation prowl can send: there is no operation to "
+            "make an action of (TRACE is left out)\n"
+            "  hint: add the API's operations under paths: (prowl makes one action per "
+            "operation)");
+  // Found by openapi_fuzzer: a path without its leading '/' was taken as the health check.
+  EXPECT_EQ(refusal("openapi: 3.1.0\npaths:\n  /t: {trace: {}}\n  \"a, /health\\e\": {get: {}}\n"),
+            "api.yaml:4:3: path 'a, /health\\e' does not start with '/', and no other path "
+            "holds an operation prowl can send\n"
+            "  hint: an OpenAPI path starts with '/' and is appended to the server's URL, as in "
+            "/health");
+}
+
+TEST(OpenApiWriter, APathWithoutItsLeadingSlashIsLeftOut) {
+  auto text = model_from_openapi(
+      document("  utes, /health:\n    get:\n      responses: {'200': {description: ok}}\n"
+               "  /x:\n    get:\n      responses: {'200': {description: ok}}\n"),
+      "api.yaml", {.command = "true", .source = {}});
+  ASSERT_TRUE(text) << text.status().message();
+  EXPECT_NE(text->find("actions:\n  # left out: utes, /health: an OpenAPI path starts with '/'\n"
+                       "  - name: get_x\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_EQ(text->find("\n    health:"), std::string::npos) << *text;
+  auto spec = parse_model(*text, "model.yaml", "/nonexistent", {.resolve_env = false});
+  EXPECT_TRUE(spec) << spec.status().message();
 }
 
 // Checked before yaml-cpp recurses into the document or expands an alias.
