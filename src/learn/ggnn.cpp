@@ -54,7 +54,7 @@ auto vec(Vector& v, Index offset, Index size) {
   return Eigen::Map<Column>(v.data() + offset, size);
 }
 
-MatrixXd sigmoid(const MatrixXd& x) { return (1.0 / (1.0 + (-x.array()).exp())).matrix(); }
+MatrixXd sigmoid_each(const MatrixXd& x) { return (1.0 / (1.0 + (-x.array()).exp())).matrix(); }
 
 }  // namespace
 
@@ -109,10 +109,10 @@ Ggnn::Output Ggnn::run(const GraphInput& graph, Trace* trace) const {
       m.col(arc.to) += mat(p, l.a + arc.type * l.d * l.d, l.d, l.d) * h.col(arc.from) +
                        vec(p, l.c + arc.type * l.d, l.d);
     }
-    const MatrixXd z = sigmoid((mat(p, l.wz, l.d, l.d) * m + mat(p, l.uz, l.d, l.d) * h).colwise() +
-                               vec(p, l.bz, l.d));
-    const MatrixXd r = sigmoid((mat(p, l.wr, l.d, l.d) * m + mat(p, l.ur, l.d, l.d) * h).colwise() +
-                               vec(p, l.br, l.d));
+    const MatrixXd z = sigmoid_each(
+        (mat(p, l.wz, l.d, l.d) * m + mat(p, l.uz, l.d, l.d) * h).colwise() + vec(p, l.bz, l.d));
+    const MatrixXd r = sigmoid_each(
+        (mat(p, l.wr, l.d, l.d) * m + mat(p, l.ur, l.d, l.d) * h).colwise() + vec(p, l.br, l.d));
     const MatrixXd candidate =
         ((mat(p, l.wh, l.d, l.d) * m + mat(p, l.uh, l.d, l.d) * r.cwiseProduct(h)).colwise() +
          vec(p, l.bh, l.d))

@@ -13,7 +13,7 @@ using Eigen::VectorXd;
 
 namespace {
 
-VectorXd sigmoid(const VectorXd& x) { return (1.0 / (1.0 + (-x.array()).exp())).matrix(); }
+VectorXd sigmoid_vector(const VectorXd& x) { return (1.0 / (1.0 + (-x.array()).exp())).matrix(); }
 
 // The gates' rows in W, U and b: i, f, o, g, each `hidden` long.
 enum Gate : Index { kIn = 0, kForget = 1, kOut = 2, kCell = 3 };
@@ -50,9 +50,9 @@ Lstm::Step Lstm::forward(const VectorXd& x, const State& previous) const {
   const Eigen::Map<const MatrixXd> u(theta_.data() + 4 * k * m, 4 * k, k);
   const Eigen::Map<const VectorXd> b(theta_.data() + 4 * k * m + 4 * k * k, 4 * k);
   const VectorXd a = w * x + u * s.h_prev + b;
-  s.i = sigmoid(a.segment(kIn * k, k));
-  s.f = sigmoid(a.segment(kForget * k, k));
-  s.o = sigmoid(a.segment(kOut * k, k));
+  s.i = sigmoid_vector(a.segment(kIn * k, k));
+  s.f = sigmoid_vector(a.segment(kForget * k, k));
+  s.o = sigmoid_vector(a.segment(kOut * k, k));
   s.g = a.segment(kCell * k, k).array().tanh().matrix();
   s.out.c = s.f.cwiseProduct(s.c_prev) + s.i.cwiseProduct(s.g);
   s.tanh_c = s.out.c.array().tanh().matrix();

@@ -16,7 +16,7 @@ namespace prowl::modelfile {
 
 namespace {
 
-Status too_large(const std::string& file, std::string_view size) {
+Status openapi_too_large(const std::string& file, std::string_view size) {
   return Status::invalid(fmt::format("{}: the document is {}; prowl init reads at most {} MiB",
                                      file, size, kMaxOpenApiBytes >> 20));
 }
@@ -25,7 +25,8 @@ Status too_large(const std::string& file, std::string_view size) {
 
 Result<std::string> model_from_openapi(std::string_view text, const std::string& file,
                                        const OpenApiInitOptions& options) {
-  if (text.size() > kMaxOpenApiBytes) return too_large(file, fmt::format("{} bytes", text.size()));
+  if (text.size() > kMaxOpenApiBytes)
+    return openapi_too_large(file, fmt::format("{} bytes", text.size()));
   auto doc = detail::OpenApiDocument::parse(text, file);
   if (!doc) return doc.status();
   const detail::ModelPlan plan = detail::plan_model(*doc);
@@ -50,7 +51,7 @@ Result<std::string> model_from_openapi_file(const std::string& path,
   std::ifstream in(path, std::ios::binary);
   if (!in) return unreadable(std::error_code(errno, std::generic_category()).message());
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec && size > kMaxOpenApiBytes) return too_large(path, fmt::format("{} bytes", size));
+  if (!ec && size > kMaxOpenApiBytes) return openapi_too_large(path, fmt::format("{} bytes", size));
   std::string text;
   std::vector<char> chunk(64 * 1024);
   while (text.size() <= kMaxOpenApiBytes && in) {
@@ -59,7 +60,7 @@ Result<std::string> model_from_openapi_file(const std::string& path,
   }
   if (in.bad()) return unreadable(std::error_code(errno, std::generic_category()).message());
   if (text.size() > kMaxOpenApiBytes) {
-    return too_large(path, fmt::format("more than {} bytes", kMaxOpenApiBytes));
+    return openapi_too_large(path, fmt::format("more than {} bytes", kMaxOpenApiBytes));
   }
   return model_from_openapi(text, path, options);
 }

@@ -404,7 +404,7 @@ Result<ModelSpec> Parser::run(const YAML::Node& root) {
 namespace {
 
 // `size`: "5000000 bytes".
-Status too_large(const std::string& file, std::string_view size) {
+Status model_file_too_large(const std::string& file, std::string_view size) {
   return Status::invalid(fmt::format("{}: the model file is {}; model files are limited to {} MiB",
                                      file, size, kMaxModelFileBytes >> 20));
 }
@@ -414,7 +414,7 @@ Status too_large(const std::string& file, std::string_view size) {
 Result<ModelSpec> parse_model(std::string_view text, const std::string& file,
                               const std::string& base_dir, ReadOptions options) {
   if (text.size() > kMaxModelFileBytes) {
-    return too_large(file, fmt::format("{} bytes", text.size()));
+    return model_file_too_large(file, fmt::format("{} bytes", text.size()));
   }
   detail::Reader reader(file, base_dir, options.resolve_env);
   // Every string of a model ends up in JSON, which must be UTF-8.
@@ -442,7 +442,8 @@ Result<ModelSpec> read_model_file(const std::string& path, ReadOptions options) 
   // past the limit.
   std::error_code ec;
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec && size > kMaxModelFileBytes) return too_large(path, fmt::format("{} bytes", size));
+  if (!ec && size > kMaxModelFileBytes)
+    return model_file_too_large(path, fmt::format("{} bytes", size));
   std::string text;
   std::vector<char> chunk(64 * 1024);
   while (text.size() <= kMaxModelFileBytes && in) {
@@ -451,7 +452,7 @@ Result<ModelSpec> read_model_file(const std::string& path, ReadOptions options) 
   }
   if (in.bad()) return unreadable();
   if (text.size() > kMaxModelFileBytes) {
-    return too_large(path, fmt::format("more than {} bytes", kMaxModelFileBytes));
+    return model_file_too_large(path, fmt::format("more than {} bytes", kMaxModelFileBytes));
   }
   std::filesystem::path dir = std::filesystem::absolute(path, ec).parent_path();
   return parse_model(text, path, dir.string(), options);

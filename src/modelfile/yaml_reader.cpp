@@ -96,7 +96,7 @@ std::optional<double> float_text(const std::string& s) {
   return v;
 }
 
-std::string kind_of(const YAML::Node& node) {
+std::string value_kind(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Map:
       return "a mapping";
@@ -136,7 +136,7 @@ Status Reader::error(SourcePos at, std::string_view message, std::string_view hi
 Status Reader::expect_map(const Item& item) const {
   if (item.node && item.node.IsMap()) return Status::ok();
   return error(item.pos, fmt::format("{} must be a mapping (key: value lines), not {}", item.what,
-                                     kind_of(item.node)));
+                                     value_kind(item.node)));
 }
 
 Status Reader::entries(const Item& item, std::span<const std::string_view> known,
@@ -176,7 +176,8 @@ Status Reader::elements(const Item& item, bool single_ok,
   if (!item.node || item.node.IsNull()) return Status::ok();
   if (!item.node.IsSequence()) {
     if (single_ok) return fn(item);
-    return error(item.pos, fmt::format("{} must be a list, not {}", item.what, kind_of(item.node)));
+    return error(item.pos,
+                 fmt::format("{} must be a list, not {}", item.what, value_kind(item.node)));
   }
   for (std::size_t i = 0; i < item.node.size(); ++i) {
     if (Status st = fn(child(item.node[i], item.pos, item.what)); !st) return st;
@@ -186,8 +187,8 @@ Status Reader::elements(const Item& item, bool single_ok,
 
 Result<std::string> Reader::text(const Item& item) const {
   if (!item.node || !item.node.IsScalar()) {
-    return error(item.pos,
-                 fmt::format("{} must be a single value, not {}", item.what, kind_of(item.node)));
+    return error(item.pos, fmt::format("{} must be a single value, not {}", item.what,
+                                       value_kind(item.node)));
   }
   return item.node.Scalar();
 }

@@ -132,7 +132,7 @@ void write_findings(std::ostream& out, const RunReport& r, const ConsoleOptions&
   }
 }
 
-void write_coverage(std::ostream& out, const RunReport& r) {
+void write_console_coverage(std::ostream& out, const RunReport& r) {
   std::size_t ran = 0;
   for (const auto& c : r.coverage) ran += c.executed > 0;
   out << fmt::format("coverage: {} of {} actions ran ({:.1f}%)\n", ran, r.coverage.size(),
@@ -234,7 +234,7 @@ void write_console_report(std::ostream& out, const RunReport& report,
   out << '\n';
   out << findings_text(report) << "\n\n";
   write_findings(out, report, options);
-  write_coverage(out, report);
+  write_console_coverage(out, report);
   out << '\n';
   const auto warnings = warnings_of(report);
   for (const auto& w : warnings) {

@@ -95,7 +95,7 @@ void write_markdown_group(std::ostringstream& out, const RunReport& r, const Fin
   out << block(text.str()) << '\n';
 }
 
-void write_coverage(std::ostringstream& out, const RunReport& r) {
+void write_markdown_coverage(std::ostringstream& out, const RunReport& r) {
   out << fmt::format("### Coverage: {:.1f}% of actions ran\n\n", 100.0 * r.action_coverage());
   if (r.coverage.empty()) return;
   out << "| action | enabled | executed | ok | rejected | errors |\n";
@@ -119,7 +119,7 @@ std::string to_markdown(const RunReport& r) {
                      r.stats.seconds);
   if (!r.error.empty()) out << "The run failed:\n\n" << block(r.error) << '\n';
   for (const FindingGroup& g : group_findings(r.findings)) write_markdown_group(out, r, g);
-  write_coverage(out, r);
+  write_markdown_coverage(out, r);
   if (!r.warnings.empty()) {
     out << "### Warnings\n\n";
     for (const std::string& w : r.warnings) out << "- " << code(w) << '\n';
