@@ -76,6 +76,7 @@ double Env::step(std::size_t index) {
   }
   memory_.current = remember(at_);
   ++memory_.visits[static_cast<std::size_t>(memory_.current)];
+  memory_.last_label = moves_[index].label;
   auto& [tries, fresh] = labels_[moves_[index].label];
   ++tries;
   fresh += covered_ > before ? 1 : 0;

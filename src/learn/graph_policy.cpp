@@ -10,6 +10,21 @@
 
 namespace prowl::learn {
 
+int GraphPolicy::Shape::move_size() const { return kMoveFeatures + label_size(); }
+
+namespace {
+
+// The one-hot of `label` among GraphPolicy::kDirections (zeros for any other label).
+Eigen::VectorXd direction_of(std::string_view label) {
+  Eigen::VectorXd v = Eigen::VectorXd::Zero(std::ssize(GraphPolicy::kDirections));
+  for (std::size_t i = 0; i < GraphPolicy::kDirections.size(); ++i) {
+    if (GraphPolicy::kDirections[i] == label) v[static_cast<Eigen::Index>(i)] = 1;
+  }
+  return v;
+}
+
+}  // namespace
+
 GraphInput memory_graph(const View& view) {
   const Memory& m = *view.memory;
   const std::vector<int> distance = frontier_distance(m);
@@ -32,8 +47,8 @@ GraphPolicy::GraphPolicy(Shape shape, std::uint64_t seed, double learning_rate)
     : shape_(shape),
       learning_rate_(learning_rate),
       encoder_({kNodeFeatures, shape.hidden, 2, shape.rounds, shape.readout}, seed),
-      lstm_(shape.history ? shape.step_size() : 1, shape.history ? shape.lstm : 1, seed + 3),
-      head_({kMoveFeatures + 2 * shape.hidden + shape.summary_size(), shape.head, 1},
+      lstm_(shape.history ? shape.lstm_input() : 1, shape.history ? shape.lstm : 1, seed + 3),
+      head_({shape.move_size() + 2 * shape.hidden + shape.summary_size(), shape.head, 1},
             Activation::kTanh, seed + 1, MlpOptions{learning_rate, Optimizer::kAdam, 1.0}),
       critic_({kStateFeatures, shape.head, 1}, Activation::kTanh, seed + 2,
               MlpOptions{learning_rate, Optimizer::kAdam, 1.0}),
@@ -59,9 +74,13 @@ GraphPolicy::Record GraphPolicy::observe(const View& view, const Carry& carry) c
                                 ? Eigen::VectorXd(out.nodes.rowwise().mean())
                                 : Eigen::VectorXd();
   if (shape_.history) {
-    r.step = lstm_.forward(
-        shape_.summary == Summary::kNode ? Eigen::VectorXd(out.nodes.col(r.current)) : summary,
-        carry);
+    Eigen::VectorXd step(shape_.lstm_input());
+    step.head(shape_.step_size()) =
+        shape_.summary == Summary::kNode ? Eigen::VectorXd(out.nodes.col(r.current)) : summary;
+    if (shape_.label_size() > 0) {
+      step.tail(shape_.label_size()) = direction_of(view.memory->last_label);
+    }
+    r.step = lstm_.forward(step, carry);
     r.carry = r.step.out;
     summary = r.carry.h;
   }
@@ -70,8 +89,13 @@ GraphPolicy::Record GraphPolicy::observe(const View& view, const Carry& carry) c
   Eigen::VectorXd scores(static_cast<Eigen::Index>(moves.size()));
   for (std::size_t b = 0; b < moves.size(); ++b) {
     const int target = see_targets ? (*view.moves)[b].target : -1;
-    Eigen::VectorXd input(kMoveFeatures + 2 * d + shape_.summary_size());
-    input << moves[b], out.nodes.col(r.current),
+    Eigen::VectorXd input(shape_.move_size() + 2 * d + shape_.summary_size());
+    if (shape_.label_size() > 0) {
+      input.head(shape_.move_size()) << moves[b], direction_of((*view.moves)[b].label);
+    } else {
+      input.head(kMoveFeatures) = moves[b];
+    }
+    input.tail(2 * d + shape_.summary_size()) << out.nodes.col(r.current),
         target >= 0 ? Eigen::VectorXd(out.nodes.col(target)) : Eigen::VectorXd::Zero(d), summary;
     scores[static_cast<Eigen::Index>(b)] =
         head_.forward(input)[0] + (shape_.skip ? skip_.dot(moves[b]) : 0.0);
@@ -101,9 +125,10 @@ void GraphPolicy::actor_gradient(const Record& record, const Eigen::VectorXd& dz
         into.head,
         head_.gradient(record.inputs[b],
                        Eigen::VectorXd::Constant(1, dz[static_cast<Eigen::Index>(b)]), &d_input));
-    d_nodes.col(record.current) += d_input.segment(kMoveFeatures, d);
+    const Eigen::Index own = shape_.move_size();
+    d_nodes.col(record.current) += d_input.segment(own, d);
     if (record.targets[b] >= 0) {
-      d_nodes.col(record.targets[b]) += d_input.segment(kMoveFeatures + d, d);
+      d_nodes.col(record.targets[b]) += d_input.segment(own + d, d);
     }
     d_summary += d_input.tail(shape_.summary_size());
     if (shape_.skip) {
@@ -119,7 +144,7 @@ void GraphPolicy::actor_gradient(const Record& record, const Eigen::VectorXd& dz
   if (shape_.history) {
     // This step's h is read by its moves and carried to the next step.
     d_carry.h = d_carry.h.size() == 0 ? d_summary : Eigen::VectorXd(d_carry.h + d_summary);
-    d_summary = lstm_.backward(record.step, d_carry, into.lstm);
+    d_summary = lstm_.backward(record.step, d_carry, into.lstm).head(shape_.step_size());
   }
   if (shape_.summary == Summary::kGraph) {
     d_readout += d_summary;
@@ -229,7 +254,7 @@ Status check_vectors(const PolicyFile& file, const std::string& source,
       {"encoder",
        Ggnn::parameter_count({kNodeFeatures, shape.hidden, 2, shape.rounds, shape.readout})}};
   if (shape.history) {
-    blocks.emplace_back("lstm", Lstm::parameter_count(shape.step_size(), shape.lstm));
+    blocks.emplace_back("lstm", Lstm::parameter_count(shape.lstm_input(), shape.lstm));
   }
   if (shape.skip) blocks.emplace_back("skip", kMoveFeatures);
   bool fits = file.vectors.size() == blocks.size();
@@ -286,11 +311,12 @@ Result<GraphPolicy> graph_policy_of(const PolicyFile& file, const std::string& s
                              "it again with prowl train");
     }
   }
-  const int inputs = kMoveFeatures + 2 * shape.hidden + shape.summary_size();
+  const int inputs = shape.move_size() + 2 * shape.hidden + shape.summary_size();
   if (s.front() != inputs || s.back() != 1) {
     return Status::invalid(source + ": the graph policy's head takes " + std::to_string(s.front()) +
-                           " inputs, not " + std::to_string(inputs) +
-                           " (the move features, two hidden= wide embeddings and its summary)");
+                           " inputs, not " + std::to_string(inputs) + " (the move features, " +
+                           (shape.local ? "their direction, " : "") +
+                           "two hidden= wide embeddings and its summary)");
   }
   if (Status fits = check_vectors(file, source, shape); !fits) return fits;
   const auto vector_of = [&](const std::string& name) {

@@ -54,6 +54,9 @@ struct Memory {
   // when it does not: an explorer's window of states).
   std::vector<std::vector<std::string>> untried_labels;
   int current = 0;
+  // The label of the move taken last (blocked or not); empty before the first, and where the
+  // memory does not know it (an explorer's window of states).
+  std::string last_label;
 
   int nodes() const { return static_cast<int>(visits.size()); }
 };

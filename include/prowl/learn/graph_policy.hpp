@@ -4,6 +4,7 @@
 // same A2C as MovePolicy (prowl/learn/a2c.hpp); its critic reads the state features.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -34,6 +35,11 @@ class GraphPolicy {
   // episode's steps instead, reading at each the readout, the mean or the current node's
   // embedding, and the head sees its output.
   enum class Summary { kGraph, kPool, kNode };
+  // With local information a move's input has a one-hot of its label among these directions
+  // (zeros for any other label), as the paper's policy has a logit per direction; with history
+  // the LSTM reads the label of the move taken last the same way, beside its summary, so that it
+  // can steer by where the agent came from.
+  static constexpr std::array<std::string_view, 4> kDirections = {"north", "east", "south", "west"};
   struct Shape {
     int hidden = 16;  // node embeddings
     int rounds = 3;   // message-passing rounds (the paper: 5)
@@ -56,8 +62,12 @@ class GraphPolicy {
     // and training goes on from (docs/learned.md, "Training a graph policy"). Its Adam rate is
     // kSkipRateFactor times the policy's: the linear control's 0.05 at the default 0.01.
     bool skip = true;
-    // What the LSTM reads at each step: readout or hidden.
+    // What the LSTM reads at each step: readout or hidden (then the last move's direction).
     int step_size() const { return summary == Summary::kGraph ? readout : hidden; }
+    int label_size() const { return local ? static_cast<int>(kDirections.size()) : 0; }
+    int lstm_input() const { return step_size() + label_size(); }
+    // A move's own features, as the head reads them: kMoveFeatures, then its direction.
+    int move_size() const;
     // The summary's width, as the head reads it: lstm with history; else readout, hidden or 0.
     int summary_size() const {
       if (history) return lstm;

@@ -252,14 +252,15 @@ double episode_loss(const GraphPolicy& policy, const std::vector<Eigen::VectorXd
   return loss;
 }
 
-class GraphPolicyShapes : public ::testing::TestWithParam<std::tuple<GraphPolicy::Summary, bool>> {
-};
+class GraphPolicyShapes
+    : public ::testing::TestWithParam<std::tuple<GraphPolicy::Summary, bool, bool>> {};
 
 // Without history the decisions are independent; with it the gradient flows back through the
 // carry: both are checked over a whole episode.
 TEST_P(GraphPolicyShapes, ItsGradientOverAnEpisodeMatchesFiniteDifferences) {
-  const auto [summary, history] = GetParam();
-  GraphPolicy policy({6, 2, 5, 8, summary, history, 4}, 3, 0.01);
+  const auto [summary, history, local] = GetParam();
+  // With local information the moves' directions and, with history, the last move's are inputs.
+  GraphPolicy policy({6, 2, 5, 8, summary, history, 4, local}, 3, 0.01);
   ASSERT_EQ(policy.recurrent(), history);
   // The skip starts at 0: away from it, so that its term's share of every score is checked too.
   ASSERT_EQ(policy.skip().size(), kMoveFeatures);
@@ -307,10 +308,11 @@ INSTANTIATE_TEST_SUITE_P(GraphPoolAndNode, GraphPolicyShapes,
                          ::testing::Combine(::testing::Values(GraphPolicy::Summary::kGraph,
                                                               GraphPolicy::Summary::kPool,
                                                               GraphPolicy::Summary::kNode),
-                                            ::testing::Bool()),
+                                            ::testing::Bool(), ::testing::Bool()),
                          [](const auto& info) {
                            return std::string(summary_name(std::get<0>(info.param))) +
-                                  (std::get<1>(info.param) ? "_lstm" : "");
+                                  (std::get<1>(info.param) ? "_lstm" : "") +
+                                  (std::get<2>(info.param) ? "_local" : "");
                          });
 
 TEST(GraphPolicy, WithLocalInformationItSeesNoMoreThanTheMovesOwnNodeShows) {
@@ -332,6 +334,15 @@ TEST(GraphPolicy, WithLocalInformationItSeesNoMoreThanTheMovesOwnNodeShows) {
     }
   }
   EXPECT_TRUE(hidden_any);  // this view has something to hide
+  // Each move's direction follows its features, one-hot (north, east, south, west); the policy
+  // with full information has no such inputs.
+  for (std::size_t m = 0; m < b.inputs.size(); ++m) {
+    const std::string& label = maze->moves()[m].label;
+    Eigen::VectorXd direction = Eigen::VectorXd::Zero(4);
+    direction[label == "north" ? 0 : label == "east" ? 1 : label == "south" ? 2 : 3] = 1;
+    EXPECT_EQ(b.inputs[m].segment(kMoveFeatures, 4), direction) << "move " << m << ": " << label;
+    EXPECT_EQ(b.inputs[m].size(), a.inputs[m].size() + 4);
+  }
   EXPECT_GT(a.graph.features.row(5).cwiseAbs().maxCoeff(), 0.0);
   EXPECT_EQ(b.graph.features.row(5).cwiseAbs().maxCoeff(), 0.0);
   EXPECT_EQ(b.graph.features.topRows(5), a.graph.features.topRows(5));
@@ -342,7 +353,7 @@ TEST(GraphPolicy, WithLocalInformationItSeesNoMoreThanTheMovesOwnNodeShows) {
   EXPECT_NE(std::count(a.targets.begin(), a.targets.end(), -1), std::ssize(a.targets));
   EXPECT_EQ(c.targets, std::vector<int>(a.targets.size(), -1));  // the node variant does not
   for (const Eigen::VectorXd& input : c.inputs) {
-    EXPECT_EQ(input.segment(kMoveFeatures + 6, 6), Eigen::VectorXd::Zero(6));
+    EXPECT_EQ(input.segment(kMoveFeatures + 4 + 6, 6), Eigen::VectorXd::Zero(6));
   }
   // The pool variant sees them, as members of its set.
   shape.summary = GraphPolicy::Summary::kPool;
@@ -350,7 +361,7 @@ TEST(GraphPolicy, WithLocalInformationItSeesNoMoreThanTheMovesOwnNodeShows) {
   const GraphPolicy::Record e = pool.observe(*maze);
   EXPECT_EQ(e.targets, a.targets);
   for (std::size_t m = 0; m < e.inputs.size(); ++m) {
-    EXPECT_EQ(e.inputs[m].segment(kMoveFeatures + 6, 6) == Eigen::VectorXd::Zero(6),
+    EXPECT_EQ(e.inputs[m].segment(kMoveFeatures + 4 + 6, 6) == Eigen::VectorXd::Zero(6),
               e.targets[m] < 0)
         << "move " << m;
   }
@@ -551,7 +562,8 @@ TEST(GraphPolicy, WithHistoryItsPolicyFileReadsBackTheSameDecisions) {
   };
   const std::string expected = "h.policy: a graph policy ends with 'vector encoder " +
                                std::to_string(policy.encoder().parameters().size()) +
-                               "' and 'vector lstm " + std::to_string(Lstm::parameter_count(6, 3)) +
+                               "' and 'vector lstm " +
+                               std::to_string(Lstm::parameter_count(6 + 4, 3)) +  // + direction
                                "' for its shape, and nothing else";
   EXPECT_EQ(error([](PolicyFile& f) { f.vectors.pop_back(); }), expected);
   EXPECT_EQ(error([](PolicyFile& f) { f.vectors[1].second.conservativeResize(5); }), expected);

@@ -81,8 +81,10 @@ TEST(Maze6, VisionOffersTheOpenMovesAndTheMemoryLearnsBothWaysOfAPassage) {
   const auto& moves = maze->moves();
   ASSERT_FALSE(moves.empty());
   for (const Move& m : moves) EXPECT_EQ(m.target, -1);  // nothing tried yet
+  EXPECT_EQ(maze->memory().last_label, "");
   const std::string label = moves[0].label;
   const double r = maze->step(0);
+  EXPECT_EQ(maze->memory().last_label, label);
   EXPECT_DOUBLE_EQ(r, 1.0 / 36);
   EXPECT_EQ(maze->steps(), 1);
   EXPECT_EQ(maze->memory().nodes(), 2);
@@ -99,6 +101,7 @@ TEST(Maze6, VisionOffersTheOpenMovesAndTheMemoryLearnsBothWaysOfAPassage) {
   ASSERT_LT(back, maze->moves().size());
   EXPECT_EQ(maze->moves()[back].target, 0);
   EXPECT_EQ(maze->step(back), 0);
+  EXPECT_EQ(maze->memory().last_label, opposite);
   EXPECT_EQ(maze->memory().current, 0);
   EXPECT_EQ(maze->memory().visits[0], 2);
   ASSERT_EQ(maze->memory().edges[0].size(), 1u);
@@ -124,7 +127,8 @@ TEST(Maze6, BumpOffersWallsThatCostAStepAndAreThenKnown) {
   const int at = maze->graph_node();
   EXPECT_EQ(maze->step(wall), 0);
   EXPECT_EQ(maze->steps(), 1);
-  EXPECT_EQ(maze->graph_node(), at);             // bumped: still there
+  EXPECT_EQ(maze->graph_node(), at);  // bumped: still there
+  EXPECT_EQ(maze->memory().last_label, maze->graph()[static_cast<std::size_t>(at)][wall].label);
   EXPECT_EQ(maze->moves().size(), offered - 1);  // and the wall is not offered again
   ASSERT_EQ(maze->memory().edges[0].size(), 1u);
   EXPECT_EQ(maze->memory().edges[0][0].to, -1);
