@@ -12,8 +12,6 @@ constexpr std::string_view kCondNames[] = {"frontIsClear", "leftIsClear", "right
                                            "markersPresent", "noMarkersPresent"};
 constexpr std::string_view kActionNames[] = {"move", "turnLeft", "turnRight", "pickMarker",
                                              "putMarker"};
-constexpr int kDx[] = {0, 1, 0, -1};
-constexpr int kDy[] = {-1, 0, 1, 0};
 
 std::vector<std::string_view> tokens_of(std::string_view text) {
   std::vector<std::string_view> out;
@@ -272,9 +270,7 @@ class Machine {
       }
       return s.cond == Cond::kMarkersPresent ? *count > 0 : *count == 0;
     }
-    const int direction = s.cond == Cond::kFrontIsClear  ? facing_
-                          : s.cond == Cond::kLeftIsClear ? (facing_ + 3) % 4
-                                                         : (facing_ + 1) % 4;
+    const int direction = looked_at(s.cond, facing_);
     const int nx = x_ + kDx[direction], ny = y_ + kDy[direction];
     std::optional<bool> clear = grid_.clear(nx, ny);
     if (!clear) {
@@ -310,10 +306,8 @@ class Machine {
         }
         break;
       case Action::kTurnLeft:
-        facing_ = (facing_ + 3) % 4;
-        break;
       case Action::kTurnRight:
-        facing_ = (facing_ + 1) % 4;
+        facing_ = turned(a, facing_);
         break;
       case Action::kPickMarker:
         ok = grid_.pick(x_, y_);

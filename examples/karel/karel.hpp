@@ -32,6 +32,21 @@ inline constexpr int kMaxSteps = 1000;
 enum class Cond { kFrontIsClear, kLeftIsClear, kRightIsClear, kMarkersPresent, kNoMarkersPresent };
 enum class Action { kMove, kTurnLeft, kTurnRight, kPickMarker, kPutMarker };
 
+// Directions: 0 north, 1 east, 2 south, 3 west; a step toward d moves by (kDx[d], kDy[d]), y
+// growing southward. The interpreter and the Z3 path search both turn and look by these.
+inline constexpr int kDx[] = {0, 1, 0, -1};
+inline constexpr int kDy[] = {-1, 0, 1, 0};
+// The direction after turning left (kTurnLeft) or right (any other action) from `facing`.
+inline constexpr int turned(Action turn, int facing) {
+  return (facing + (turn == Action::kTurnLeft ? 3 : 1)) % 4;
+}
+// The direction a wall condition (front, left or right is clear) looks in, facing `facing`.
+inline constexpr int looked_at(Cond wall, int facing) {
+  return wall == Cond::kFrontIsClear  ? facing
+         : wall == Cond::kLeftIsClear ? turned(Action::kTurnLeft, facing)
+                                      : turned(Action::kTurnRight, facing);
+}
+
 // A program as a tree of statements. A conditional's `id` numbers it among the program's
 // conditionals (0, 1, ... in the order of the text), the index of its two outcomes in a Coverage.
 struct Stmt {

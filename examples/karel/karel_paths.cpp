@@ -15,9 +15,6 @@ namespace karel {
 
 namespace {
 
-constexpr int kDx[] = {0, 1, 0, -1};
-constexpr int kDy[] = {-1, 0, 1, 0};
-
 // One statement executed on a path: an action, or a conditional's test with its outcome.
 struct Event {
   const Stmt* stmt;
@@ -240,9 +237,9 @@ class Checker {
     for (const Event& e : path) {
       const Stmt& s = *e.stmt;
       if (s.kind != Stmt::Kind::kAction) {
-        const z3::expr c = s.cond == Cond::kFrontIsClear     ? clear(ahead(at, turns))
-                           : s.cond == Cond::kLeftIsClear    ? clear(ahead(at, turns + 3))
-                           : s.cond == Cond::kRightIsClear   ? clear(ahead(at, turns + 1))
+        const bool wall = s.cond == Cond::kFrontIsClear || s.cond == Cond::kLeftIsClear ||
+                          s.cond == Cond::kRightIsClear;
+        const z3::expr c = wall ? clear(ahead(at, looked_at(s.cond, turns)))
                            : s.cond == Cond::kMarkersPresent ? markers() > 0
                                                              : markers() == 0;
         solver_.add(e.outcome != s.negated ? c : !c);
@@ -254,10 +251,8 @@ class Checker {
           solver_.add(clear(at));
           break;
         case Action::kTurnLeft:
-          turns = (turns + 3) % 4;
-          break;
         case Action::kTurnRight:
-          turns = (turns + 1) % 4;
+          turns = turned(s.action, turns);
           break;
         case Action::kPickMarker:
         case Action::kPutMarker: {

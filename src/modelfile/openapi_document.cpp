@@ -178,16 +178,21 @@ Status OpenApiDocument::check_paths() const {
   // The first path that holds an operation but does not start with '/', named if it is why no
   // operation is left (collect_operations leaves such paths out, and TRACE operations too).
   YAML::Node unrooted(YAML::NodeType::Undefined);
-  if (paths.IsMap()) {
-    for (const auto& entry : paths) {
-      const YAML::Node item = resolve(entry.second);
-      for (std::string_view method : kOpenApiMethods) {
-        if (method == "trace" || !field(item, method).IsDefined()) continue;
-        if (scalar(entry.first).starts_with("/")) return Status::ok();
-        if (!unrooted.IsDefined()) unrooted.reset(entry.first);
-      }
-    }
-  }
+  bool any = false;
+  for_each_operation(
+      [&](const YAML::Node& path, const YAML::Node&, const std::string& method, const YAML::Node&) {
+        switch (sendable(scalar(path), method)) {
+          case Sendable::kYes:
+            any = true;
+            break;
+          case Sendable::kUnrootedPath:
+            if (!unrooted.IsDefined()) unrooted.reset(path);
+            break;
+          case Sendable::kTrace:
+            break;
+        }
+      });
+  if (any) return Status::ok();
   if (unrooted.IsDefined()) {
     return error(unrooted,
                  fmt::format("path '{}' does not start with '/', and no other path holds an "
@@ -200,6 +205,20 @@ Status OpenApiDocument::check_paths() const {
                "paths holds no operation prowl can send: there is no operation to make an "
                "action of (TRACE is left out)",
                kHint);
+}
+
+void OpenApiDocument::for_each_operation(const OperationVisitor& visit) const {
+  for (const auto& path_entry : mapping(root_, "paths")) {
+    const YAML::Node item = resolve(path_entry.second);
+    if (!item.IsDefined() || !item.IsMap()) continue;  // a path item is a mapping of operations
+    for (const auto& entry : item) {
+      const std::string method = scalar(entry.first);
+      if (std::find(std::begin(kOpenApiMethods), std::end(kOpenApiMethods), method) !=
+          std::end(kOpenApiMethods)) {
+        visit(path_entry.first, item, method, entry.second);
+      }
+    }
+  }
 }
 
 Result<YAML::Node> OpenApiDocument::target(const YAML::Node& at, const std::string& ref) const {

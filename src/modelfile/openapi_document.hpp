@@ -6,6 +6,7 @@
 // to read from several threads.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,16 @@ std::string scalar(const YAML::Node& node);
 // Whether `node` is a plain (unquoted) scalar: typed as a number, boolean or null in YAML.
 bool plain_scalar(const YAML::Node& node);
 
+// Whether prowl init makes an action of the operation `method` (lower case, one of
+// kOpenApiMethods) of the path `path`, and if not, why: an OpenAPI path starts with '/' (it is
+// appended to the server's URL), and the model file cannot send TRACE. check_paths and
+// collect_operations both ask this, so that a document parse() takes has an action to make.
+enum class Sendable { kYes, kUnrootedPath, kTrace };
+inline Sendable sendable(std::string_view path, std::string_view method) {
+  if (!path.starts_with("/")) return Sendable::kUnrootedPath;
+  return method == "trace" ? Sendable::kTrace : Sendable::kYes;
+}
+
 class OpenApiDocument {
  public:
   // Checks `text` and makes the document. Invalid, with a hint, when it is not YAML or JSON,
@@ -47,6 +58,13 @@ class OpenApiDocument {
   YAML::Node resolve(const YAML::Node& node) const;
   // The $ref of `node`, or "" when it has none.
   static std::string ref_of(const YAML::Node& node);
+  // Calls visit(path, item, method, operation) for each operation under `paths`, in the
+  // document's order: `path` is the path's key node, `item` the path item ($ref resolved; only
+  // items that are mappings), `method` one of kOpenApiMethods.
+  using OperationVisitor =
+      std::function<void(const YAML::Node& path, const YAML::Node& item, const std::string& method,
+                         const YAML::Node& operation)>;
+  void for_each_operation(const OperationVisitor& visit) const;
 
   // "FILE:LINE:COL: message[\n  hint: hint]" at `at` (1-based), or "FILE: ..." when `at` has no
   // position.

@@ -53,47 +53,44 @@ YAML::Node Operation::path_param(std::string_view param) const {
 std::vector<Operation> collect_operations(const OpenApiDocument& doc,
                                           std::vector<std::string>& skipped) {
   std::vector<Operation> ops;
-  for (const auto& path_entry : mapping(doc.root(), "paths")) {
-    const std::string path = scalar(path_entry.first);
-    const YAML::Node item = doc.resolve(path_entry.second);
-    if (!item.IsDefined() || !item.IsMap()) continue;  // a path item is a mapping of operations
-    if (!path.starts_with("/")) {
-      // OpenAPI's paths start with '/' (the path is appended to the server's URL); check_paths
-      // refuses a document where no other path is left.
-      skipped.push_back(fmt::format("{}: an OpenAPI path starts with '/'", path));
-      continue;
+  YAML::Node noted(YAML::NodeType::Undefined);  // the path last noted as left out
+  doc.for_each_operation([&](const YAML::Node& path_node, const YAML::Node& item,
+                             const std::string& method, const YAML::Node& operation) {
+    const std::string path = scalar(path_node);
+    switch (sendable(path, method)) {
+      case Sendable::kUnrootedPath:
+        // check_paths refuses a document where no other path is left.
+        if (!noted.IsDefined() || !noted.is(path_node)) {
+          skipped.push_back(fmt::format("{}: an OpenAPI path starts with '/'", path));
+          noted.reset(path_node);
+        }
+        return;
+      case Sendable::kTrace:
+        skipped.push_back(fmt::format("TRACE {}: the model file cannot send TRACE requests", path));
+        return;
+      case Sendable::kYes:
+        break;
     }
     std::vector<YAML::Node> shared;
     for (const auto& p : list(item, "parameters")) shared.push_back(doc.resolve(p));
-    for (const auto& entry : item) {
-      const std::string method = scalar(entry.first);
-      if (std::find(std::begin(kOpenApiMethods), std::end(kOpenApiMethods), method) ==
-          std::end(kOpenApiMethods)) {
-        continue;
+    Operation op{path, method, operation, shared, {}};
+    for (const auto& p_in : list(operation, "parameters")) {
+      const YAML::Node p = doc.resolve(p_in);
+      const auto same =
+          std::find_if(op.parameters.begin(), op.parameters.end(), [&](const YAML::Node& q) {
+            return scalar(field(q, "name")) == scalar(field(p, "name")) &&
+                   scalar(field(q, "in")) == scalar(field(p, "in"));
+          });
+      if (same != op.parameters.end()) {
+        same->reset(p);  // assignment would write into the shared node
+      } else {
+        op.parameters.push_back(p);
       }
-      if (method == "trace") {
-        skipped.push_back(fmt::format("TRACE {}: the model file cannot send TRACE requests", path));
-        continue;
-      }
-      Operation op{path, method, entry.second, shared, {}};
-      for (const auto& p_in : list(entry.second, "parameters")) {
-        const YAML::Node p = doc.resolve(p_in);
-        const auto same =
-            std::find_if(op.parameters.begin(), op.parameters.end(), [&](const YAML::Node& q) {
-              return scalar(field(q, "name")) == scalar(field(p, "name")) &&
-                     scalar(field(q, "in")) == scalar(field(p, "in"));
-            });
-        if (same != op.parameters.end()) {
-          same->reset(p);  // assignment would write into the shared node
-        } else {
-          op.parameters.push_back(p);
-        }
-      }
-      const std::string id = scalar(field(entry.second, "operationId"));
-      op.name = unique_name(id.empty() ? snake_case(method + "_" + path) : identifier(id), ops);
-      ops.push_back(std::move(op));
     }
-  }
+    const std::string id = scalar(field(operation, "operationId"));
+    op.name = unique_name(id.empty() ? snake_case(method + "_" + path) : identifier(id), ops);
+    ops.push_back(std::move(op));
+  });
   return ops;
 }
 

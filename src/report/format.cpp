@@ -38,7 +38,7 @@ std::vector<ReportFormat>& formats() {
   return all;
 }
 
-std::vector<std::string>& names() {
+std::vector<std::string>& listed_formats() {
   static std::vector<std::string> all = [] {
     std::vector<std::string> v;
     for (const ReportFormat& f : formats()) v.emplace_back(f.name);
@@ -60,7 +60,8 @@ void register_report_format(const ReportFormat& format) {
       return;
     }
   }
-  std::vector<std::string>& listed = names();  // built before the format is added to formats()
+  std::vector<std::string>& listed =
+      listed_formats();  // built before the format is added to formats()
   formats().push_back(format);
   listed.emplace_back(format.name);
 }
@@ -79,7 +80,7 @@ bool reports_need_graph(const std::vector<ReportSpec>& specs) {
   });
 }
 
-const std::vector<std::string>& report_format_names() { return names(); }
+const std::vector<std::string>& report_format_names() { return listed_formats(); }
 
 Result<ReportSpec> parse_report_spec(std::string_view text) {
   const std::size_t colon = text.find(':');

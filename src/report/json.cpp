@@ -17,14 +17,10 @@ namespace {
 
 using OrderedJson = nlohmann::ordered_json;
 
-// Seeds are 64-bit: written as decimal strings so that parsers that read numbers as doubles
-// (JavaScript, for one) do not round them.
-std::string seed_text(std::uint64_t seed) { return std::to_string(seed); }
-
 OrderedJson step_json(std::size_t index, const TraceStep& s) {
   OrderedJson step{{"index", index},
                    {"action", s.action},
-                   {"seed", seed_text(s.seed)},
+                   {"seed", detail::seed_text(s.seed)},
                    {"outcome", s.outcome},
                    {"detail", s.detail}};
   if (s.http) {
@@ -154,7 +150,7 @@ std::string to_json(const RunReport& report) {
       {"tool", "prowl"},
       {"tool_version", report.tool_version.empty() ? std::string(version()) : report.tool_version},
       {"model", report.model},
-      {"seed", seed_text(report.seed)},
+      {"seed", detail::seed_text(report.seed)},
       {"strategy", report.strategy},
       {"restore_mode", to_string(report.restore_mode)},
       {"termination", to_string(report.termination)},

@@ -1,7 +1,9 @@
-// Writing a rendered report to its file, for every format's write_*_report().
+// Writing a rendered report to its file, for every format's write_*_report(), and what the
+// formats write alike.
 #pragma once
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -26,5 +28,9 @@ inline Status write_report_file(const std::string& path, const std::string& text
   }
   return Status::ok();
 }
+
+// A seed as the JSON and SARIF reports write it. Seeds are 64-bit: decimal strings, so that
+// parsers that read numbers as doubles (JavaScript, for one) do not round them.
+inline std::string seed_text(std::uint64_t seed) { return std::to_string(seed); }
 
 }  // namespace prowl::detail

@@ -51,9 +51,6 @@ std::string message_text(std::string_view raw) {
 
 Json message(std::string_view raw) { return Json{{"text", message_text(raw)}}; }
 
-// Seeds are 64-bit: decimal strings, as in the JSON report, so that no reader rounds them.
-std::string seed_text(std::uint64_t seed) { return std::to_string(seed); }
-
 std::string_view level_of(Severity s) {
   switch (s) {
     case Severity::kCritical:
@@ -200,7 +197,7 @@ std::string step_text(const TraceStep& s) {
 Json thread_flow_location(const Finding& f, std::size_t i) {
   const TraceStep& s = f.steps[i];
   const bool last = i + 1 == f.steps.size();
-  Json properties{{"seed", seed_text(s.seed)}, {"outcome", s.outcome}};
+  Json properties{{"seed", detail::seed_text(s.seed)}, {"outcome", s.outcome}};
   if (s.http) properties["detail"] = s.detail;
   Json location{{"executionOrder", i + 1},
                 {"location", Json{{"message", message(escape_text(step_text(s)))}}},
@@ -326,7 +323,7 @@ Json invocation(const RunReport& r) {
 Json run_properties(const RunReport& r) {
   const Stats& s = r.stats;
   return Json{{"model", r.model},
-              {"seed", seed_text(r.seed)},
+              {"seed", detail::seed_text(r.seed)},
               {"strategy", r.strategy},
               {"restoreMode", to_string(r.restore_mode)},
               {"termination", to_string(r.termination)},

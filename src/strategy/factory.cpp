@@ -118,7 +118,7 @@ std::vector<StrategyEntry>& entries() {
   return all;
 }
 
-std::vector<std::string>& names() {
+std::vector<std::string>& listed_strategies() {
   static std::vector<std::string> all = [] {
     std::vector<std::string> v;
     for (const StrategyEntry& entry : kRegistry) v.emplace_back(entry.name);
@@ -140,7 +140,7 @@ void register_strategy(const StrategyEntry& entry) {
     }
   }
   entries().push_back(entry);
-  names().emplace_back(entry.name);
+  listed_strategies().emplace_back(entry.name);
 }
 
 const StrategyEntry* find_strategy(std::string_view name) {
@@ -150,7 +150,7 @@ const StrategyEntry* find_strategy(std::string_view name) {
   return nullptr;
 }
 
-const std::vector<std::string>& strategy_names() { return names(); }
+const std::vector<std::string>& strategy_names() { return listed_strategies(); }
 
 namespace {
 

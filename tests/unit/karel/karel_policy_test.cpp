@@ -4,6 +4,7 @@
 #ifdef PROWL_HAVE_KAREL
 
 #include "karel_policy.hpp"
+#include "karel_testkit.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,15 +16,8 @@
 
 namespace {
 
-karel::Program program_of(const std::string& text) {
-  std::string error;
-  std::optional<karel::Program> p = karel::parse(text, &error);
-  EXPECT_TRUE(p.has_value()) << error;
-  return p.value_or(karel::Program{});
-}
-
 TEST(KarelPolicy, TheIndexNamesWhatEachOutcomeEnters) {
-  const karel::Program p = program_of(
+  const karel::Program p = karel_testkit::program(
       "DEF run m( IF c( frontIsClear c) i( move IF c( markersPresent c) i( pickMarker i) i) "
       "WHILE c( not c( leftIsClear c) c) w( turnLeft w) "
       "IFELSE c( rightIsClear c) i( putMarker i) ELSE e( IF c( noMarkersPresent c) i( move i) e) "
@@ -44,7 +38,7 @@ TEST(KarelPolicy, TheIndexNamesWhatEachOutcomeEnters) {
 }
 
 TEST(KarelPolicy, FeaturesReadTheQuestionTheTreeAndTheCoverage) {
-  const karel::Program p = program_of(
+  const karel::Program p = karel_testkit::program(
       "DEF run m( IF c( frontIsClear c) i( move IF c( markersPresent c) i( pickMarker i) i) "
       "IF c( not c( frontIsClear c) c) i( move i) m)");
   const karel::ProgramIndex index(p);
@@ -65,7 +59,8 @@ TEST(KarelPolicy, FeaturesReadTheQuestionTheTreeAndTheCoverage) {
 }
 
 TEST(KarelPolicy, ALoopFeatureCountsTheTimesAskedAndTheSteps) {
-  const karel::Program p = program_of("DEF run m( WHILE c( markersPresent c) w( pickMarker w) m)");
+  const karel::Program p =
+      karel_testkit::program("DEF run m( WHILE c( markersPresent c) w( pickMarker w) m)");
   const karel::ProgramIndex index(p);
   karel::Coverage run(1), joint(1);
   run.seen_true[0] = 1;
@@ -79,7 +74,8 @@ TEST(KarelPolicy, ALoopFeatureCountsTheTimesAskedAndTheSteps) {
 }
 
 TEST(KarelPolicy, AnInputAnswersEachQuestionByTheWeights) {
-  const karel::Program p = program_of("DEF run m( WHILE c( frontIsClear c) w( move w) m)");
+  const karel::Program p =
+      karel_testkit::program("DEF run m( WHILE c( frontIsClear c) w( move w) m)");
   const karel::ProgramIndex index(p);
   karel::InputPolicy policy;
   policy.weights[0] = 1;   // true first

@@ -4,6 +4,7 @@
 #ifdef PROWL_HAVE_KAREL
 
 #include "karel.hpp"
+#include "karel_testkit.hpp"
 
 #include <gtest/gtest.h>
 
@@ -34,19 +35,12 @@ karel::World karel_world(const std::vector<std::string>& rows, int x, int y, int
   return w;
 }
 
-karel::Program karel_program(const std::string& text) {
-  std::string error;
-  std::optional<karel::Program> p = karel::parse(text, &error);
-  EXPECT_TRUE(p.has_value()) << error;
-  return p.value_or(karel::Program{});
-}
-
 TEST(Karel, ReadsAndWritesTheBenchmarksTokens) {
   const std::string text =
       "DEF run m( WHILE c( frontIsClear c) w( move IF c( markersPresent c) i( pickMarker i) w) "
       "IFELSE c( not c( leftIsClear c) c) i( turnLeft i) ELSE e( turnRight putMarker e) "
       "REPEAT R=3 r( IF c( noMarkersPresent c) i( putMarker i) r) m)";
-  const karel::Program p = karel_program(text);
+  const karel::Program p = karel_testkit::program(text);
   EXPECT_EQ(p.conditionals, 4);
   EXPECT_EQ(karel::to_string(p), text);
   ASSERT_EQ(p.body.size(), 3u);
@@ -59,7 +53,7 @@ TEST(Karel, ReadsAndWritesTheBenchmarksTokens) {
   EXPECT_EQ(p.body[2].body[0].id, 3);
   // A double negation reads as none.
   const karel::Program twice =
-      karel_program("DEF run m( IF c( not c( not c( frontIsClear c) c) c) i( move i) m)");
+      karel_testkit::program("DEF run m( IF c( not c( not c( frontIsClear c) c) c) i( move i) m)");
   EXPECT_FALSE(twice.body[0].negated);
 }
 
@@ -87,7 +81,7 @@ TEST(Karel, MovesTurnsAndCountsOutcomes) {
   // Facing east in the top row: one move reaches the cell before the wall, where frontIsClear is
   // false; the while's both outcomes and the if's false one are seen.
   const karel::World w = karel_world({"..#.", "...."}, 0, 0, 1);
-  const karel::Program p = karel_program(
+  const karel::Program p = karel_testkit::program(
       "DEF run m( WHILE c( frontIsClear c) w( move w) IF c( frontIsClear c) i( move i) m)");
   const karel::RunResult r = karel::run(p, w);
   EXPECT_EQ(r.end, karel::RunResult::End::kFinished);
@@ -97,7 +91,7 @@ TEST(Karel, MovesTurnsAndCountsOutcomes) {
   // Two tests of the while, one move, one test of the if.
   EXPECT_EQ(r.steps, 4);
   // Left of east is north, off the grid; right is south, open.
-  const karel::Program sides = karel_program(
+  const karel::Program sides = karel_testkit::program(
       "DEF run m( IF c( leftIsClear c) i( move i) IF c( rightIsClear c) i( turnRight move i) "
       "IF c( markersPresent c) i( move i) m)");
   const karel::RunResult s = karel::run(sides, w);
@@ -109,38 +103,39 @@ TEST(Karel, MovesTurnsAndCountsOutcomes) {
 TEST(Karel, AnErrorEndsTheRunAndKeepsWhatWasCovered) {
   const karel::World w = karel_world({".#", ".o"}, 0, 0, 1);
   // Into the wall.
-  karel::RunResult r = karel::run(
-      karel_program("DEF run m( IF c( noMarkersPresent c) i( move i) IF c( frontIsClear c) i( "
-                    "move i) m)"),
-      w);
+  karel::RunResult r =
+      karel::run(karel_testkit::program(
+                     "DEF run m( IF c( noMarkersPresent c) i( move i) IF c( frontIsClear c) i( "
+                     "move i) m)"),
+                 w);
   EXPECT_EQ(r.end, karel::RunResult::End::kError);
   EXPECT_EQ(r.coverage.outcomes(), 1);
   // Off the grid (north of the top row).
-  r = karel::run(karel_program("DEF run m( turnLeft move m)"), w);
+  r = karel::run(karel_testkit::program("DEF run m( turnLeft move m)"), w);
   EXPECT_EQ(r.end, karel::RunResult::End::kError);
   // No marker to pick here; the one south-east is picked once, not twice.
-  r = karel::run(karel_program("DEF run m( pickMarker m)"), w);
+  r = karel::run(karel_testkit::program("DEF run m( pickMarker m)"), w);
   EXPECT_EQ(r.end, karel::RunResult::End::kError);
   const karel::World at_marker = karel_world({".#", ".o"}, 1, 1, 0);
-  r = karel::run(karel_program("DEF run m( pickMarker m)"), at_marker);
+  r = karel::run(karel_testkit::program("DEF run m( pickMarker m)"), at_marker);
   EXPECT_EQ(r.end, karel::RunResult::End::kFinished);
-  r = karel::run(karel_program("DEF run m( pickMarker pickMarker m)"), at_marker);
+  r = karel::run(karel_testkit::program("DEF run m( pickMarker pickMarker m)"), at_marker);
   EXPECT_EQ(r.end, karel::RunResult::End::kError);
   // Nine more markers fill the cell to kMaxMarkers; the tenth put is an error.
-  r = karel::run(karel_program("DEF run m( REPEAT R=9 r( putMarker r) m)"), at_marker);
+  r = karel::run(karel_testkit::program("DEF run m( REPEAT R=9 r( putMarker r) m)"), at_marker);
   EXPECT_EQ(r.end, karel::RunResult::End::kFinished);
-  r = karel::run(karel_program("DEF run m( REPEAT R=10 r( putMarker r) m)"), at_marker);
+  r = karel::run(karel_testkit::program("DEF run m( REPEAT R=10 r( putMarker r) m)"), at_marker);
   EXPECT_EQ(r.end, karel::RunResult::End::kError);
   // Markers put are seen by later tests.
-  r = karel::run(karel_program("DEF run m( putMarker IF c( markersPresent c) i( turnLeft i) m)"),
-                 w);
+  r = karel::run(
+      karel_testkit::program("DEF run m( putMarker IF c( markersPresent c) i( turnLeft i) m)"), w);
   EXPECT_EQ(r.coverage.seen_true, (std::vector<char>{1}));
 }
 
 TEST(Karel, AnEndlessLoopStopsAtTheStepLimit) {
   const karel::World w = karel_world({"..", ".."}, 0, 0, 1);
-  const karel::RunResult r =
-      karel::run(karel_program("DEF run m( WHILE c( noMarkersPresent c) w( turnLeft w) m)"), w);
+  const karel::RunResult r = karel::run(
+      karel_testkit::program("DEF run m( WHILE c( noMarkersPresent c) w( turnLeft w) m)"), w);
   EXPECT_EQ(r.end, karel::RunResult::End::kStepLimit);
   EXPECT_EQ(r.steps, karel::kMaxSteps);
   EXPECT_EQ(r.coverage.seen_true, (std::vector<char>{1}));
@@ -215,7 +210,8 @@ TEST(Karel, RandomWorldsPutTheHeroOnAnOpenCell) {
 }
 
 TEST(KarelLazy, AsksWhereEitherOutcomeIsPossibleAndTheGridBoundsTheRest) {
-  const karel::Program p = karel_program("DEF run m( WHILE c( frontIsClear c) w( move w) m)");
+  const karel::Program p =
+      karel_testkit::program("DEF run m( WHILE c( frontIsClear c) w( move w) m)");
   // Always clear: seven moves north fill the 8-high grid's column; the eighth cell would not fit,
   // so it is a wall and the loop ends without an eighth question.
   karel::LazyRun run(p);
@@ -237,7 +233,7 @@ TEST(KarelLazy, AsksWhereEitherOutcomeIsPossibleAndTheGridBoundsTheRest) {
   EXPECT_EQ(again.coverage.seen_true, run.result().coverage.seen_true);
   // A pick from an undecided cell puts a marker there first: no question, no error, and the
   // world has the marker.
-  const karel::Program pick = karel_program(
+  const karel::Program pick = karel_testkit::program(
       "DEF run m( pickMarker IF c( markersPresent c) i( move i) putMarker putMarker IF c( "
       "markersPresent c) i( turnLeft i) m)");
   karel::LazyRun picked(pick);
@@ -249,7 +245,7 @@ TEST(KarelLazy, AsksWhereEitherOutcomeIsPossibleAndTheGridBoundsTheRest) {
   EXPECT_EQ(pw.at(pw.x, pw.y), karel::Cell::kMarker);
   // A marker test on an undecided cell asks, and the answer decides the cell.
   const karel::Program test =
-      karel_program("DEF run m( IF c( not c( noMarkersPresent c) c) i( pickMarker i) m)");
+      karel_testkit::program("DEF run m( IF c( not c( noMarkersPresent c) c) i( pickMarker i) m)");
   karel::LazyRun asks(test);
   ASSERT_NE(asks.decision(), nullptr);
   asks.choose(true);

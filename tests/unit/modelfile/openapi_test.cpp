@@ -469,9 +469,11 @@ TEST(OpenApiErrors, EachDocumentProwlInitCannotReadIsNamedWithItsFix) {
 TEST(OpenApiWriter, APathWithoutItsLeadingSlashIsLeftOut) {
   auto text = model_from_openapi(
       document("  utes, /health:\n    get:\n      responses: {'200': {description: ok}}\n"
+               "    post:\n      responses: {'200': {description: ok}}\n"
                "  /x:\n    get:\n      responses: {'200': {description: ok}}\n"),
       "api.yaml", {.command = "true", .source = {}});
   ASSERT_TRUE(text) << text.status().message();
+  // Noted once for the path, not once per operation.
   EXPECT_NE(text->find("actions:\n  # left out: utes, /health: an OpenAPI path starts with '/'\n"
                        "  - name: get_x\n"),
             std::string::npos)
