@@ -9,14 +9,23 @@
 // usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] [--seeds S]
 //                      [--seed FIRST] [--updates U] [--linear-updates LU] [--rounds R]
 //                      [--ablation 0|1|local] [--per-graph E] [--train-seed T] [--envs N]
-//                      [--entropy W] [--graph-lr L]
+//                      [--entropy W] [--graph-lr L] [--ablation-seeds K]
+//                      [--keep-best-window B]
 // --ablation 1 adds the history summaries of the paper's Tables 5-6: the graph policy with the
 // node's embedding only (node-nonAR), the mean of the node embeddings (pool-nonAR), and the
 // attention readout (graph-nonAR, the `learned` row again); and each with an LSTM over the steps'
 // summaries feeding the head instead (node-AR, pool-AR, graph-AR), with the DIFF lines of the
 // order Table 5 reports. --ablation local trains all six with only the information the paper's
 // variants get (GraphPolicy::Shape::local; node and pool without message passing, node without
-// the moves' targets).
+// the moves' targets). --ablation-seeds K (default 1) trains each variant K times, at training
+// seeds T .. T+K-1, and scores a graph by the mean of the K policies' runs on it, so that the
+// rows and their DIFF lines average over training as well as over graphs; a row's
+// by_training_seed= lists each seed's mean, with its training curve's first and last tenth.
+// Each variant also gets a ROW-sampled row: its moves drawn from its probabilities, as in
+// training, S runs a graph. --keep-best-window B (default 0) trains every learned row with
+// A2cOptions::keep_best_window = B: each keeps the policy after its best B consecutive training
+// updates, by the training curve, instead of the last one (fine-tuning keeps its best greedy
+// run on the graph, as before).
 // `learned` is the graph policy (prowl/learn/graph_policy.hpp, R message-passing rounds, default
 // 3), trained as prowl trains one (train_graph_policy): started from the `linear` row's policy and
 // trained U updates further (LU 0: from its own first weights, for U updates).
@@ -36,6 +45,7 @@
 // with local information (no linear start: the linear control would see more than they may).
 // Graph g (g = 0 .. G-1) is reset(FIRST + g); policy seed s of it is FIRST·1000 + g·S + s. The 95%
 // interval is 1.96 standard errors over the G·S episodes.
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -90,7 +100,7 @@ int usage() {
                "usage: learned_bench [--env maze6,er-app] [--modes vision,bump] [--graphs G] "
                "[--seeds S] [--seed FIRST] [--updates U] [--linear-updates LU] [--rounds R] "
                "[--ablation 0|1|local] [--per-graph E] [--train-seed T] [--envs N] [--entropy W] "
-               "[--graph-lr L]\n");
+               "[--graph-lr L] [--ablation-seeds K] [--keep-best-window B]\n");
   return 2;
 }
 
@@ -98,7 +108,8 @@ int usage() {
 
 int main(int argc, char** argv) {
   std::string envs = "maze6,er-app", modes = "vision,bump";
-  long graphs = 100, seeds = 5, first = 1000, updates = 300, rounds = 3, ablation = 0;
+  long graphs = 100, seeds = 5, first = 1000, updates = 300, rounds = 3, ablation = 0,
+       ablation_seeds = 1, keep_window = 0;
   // The episodes qtable and the fine-tuned policies get on each held-out graph (0: none of them).
   long per_graph = 1000, train_seed = 1, envs_per_update = 16,
        linear_updates = prowl::learn::kLinearStartUpdates;
@@ -123,28 +134,36 @@ int main(int argc, char** argv) {
       ablation = value == "0" ? 0 : value == "1" ? 1 : 2;
     } else if (flag == "--graphs" || flag == "--seeds" || flag == "--seed" || flag == "--updates" ||
                flag == "--rounds" || flag == "--per-graph" || flag == "--train-seed" ||
-               flag == "--envs" || flag == "--linear-updates") {
+               flag == "--envs" || flag == "--linear-updates" || flag == "--ablation-seeds" ||
+               flag == "--keep-best-window") {
       const long value = std::strtol(argv[i + 1], &end, 10);
-      const bool zero = flag == "--seed" || flag == "--per-graph" || flag == "--linear-updates";
+      const bool zero = flag == "--seed" || flag == "--per-graph" || flag == "--linear-updates" ||
+                        flag == "--keep-best-window";
       if (end == argv[i + 1] || *end != '\0' || value < (zero ? 0 : 1) ||
           (flag != "--seed" && flag != "--train-seed" && value > INT_MAX) ||
-          (flag == "--train-seed" && value >= static_cast<long>(prowl::learn::kMaxTrainingSeed))) {
+          (flag == "--train-seed" && value >= static_cast<long>(prowl::learn::kMaxTrainingSeed)) ||
+          (flag == "--ablation-seeds" && value > 100)) {
         return usage();
       }
-      (flag == "--graphs"           ? graphs
-       : flag == "--seeds"          ? seeds
-       : flag == "--updates"        ? updates
-       : flag == "--rounds"         ? rounds
-       : flag == "--seed"           ? first
-       : flag == "--per-graph"      ? per_graph
-       : flag == "--envs"           ? envs_per_update
-       : flag == "--linear-updates" ? linear_updates
-                                    : train_seed) = value;
+      (flag == "--graphs"             ? graphs
+       : flag == "--seeds"            ? seeds
+       : flag == "--updates"          ? updates
+       : flag == "--rounds"           ? rounds
+       : flag == "--seed"             ? first
+       : flag == "--per-graph"        ? per_graph
+       : flag == "--envs"             ? envs_per_update
+       : flag == "--linear-updates"   ? linear_updates
+       : flag == "--ablation-seeds"   ? ablation_seeds
+       : flag == "--keep-best-window" ? keep_window
+                                      : train_seed) = value;
     } else {
       return usage();
     }
   }
   if (argc % 2 == 0) return usage();
+  if (train_seed + ablation_seeds > static_cast<long>(prowl::learn::kMaxTrainingSeed)) {
+    return usage();
+  }
   using Run = std::function<double(Env&, std::uint64_t)>;
   std::vector<std::pair<std::string, Run>> policies = {
       {"random", prowl::learn::run_random},
@@ -211,6 +230,7 @@ int main(int argc, char** argv) {
       options.seed = static_cast<std::uint64_t>(train_seed);
       options.envs = static_cast<int>(envs_per_update);
       options.entropy = entropy;
+      options.keep_best_window = static_cast<int>(keep_window);
       // A trained policy's row, then its fine-tuned row.
       const auto learned = [&](const std::string& policy_name, auto& policy,
                                const std::vector<prowl::learn::CurvePoint>& curve) {
@@ -221,8 +241,9 @@ int main(int argc, char** argv) {
               prowl::learn::graph_means(**env, greedy, static_cast<int>(graphs), 1,
                                         static_cast<std::uint64_t>(first)),
               1,
-              fmt::format(" trained={}x{} last_train_coverage={:.4f}", curve.size(), options.envs,
-                          curve.back().coverage));
+              fmt::format(" trained={}x{} last_train_coverage={:.4f} keep_best_window={}",
+                          curve.size(), options.envs, curve.back().coverage,
+                          options.keep_best_window));
         // Fine-tuned: a copy goes on training on each held-out graph alone for as many episodes
         // as qtable gets there (1,000 by default, in updates of N), then runs greedily on it,
         // with the weights of its best greedy run there after an update (keep_best), as qtable
@@ -275,30 +296,70 @@ int main(int argc, char** argv) {
           const std::string row =
               std::string(prowl::learn::summary_name(summary)) + (history ? "-AR" : "-nonAR");
           const bool local = ablation == 2;
-          if (!history && summary == Summary::kGraph && !local) {
+          if (!history && summary == Summary::kGraph && !local && ablation_seeds == 1) {
             print(row, means["learned"], 1, " (the learned row)");
             continue;
           }
           // With local information node and pool get no message passing (docs/learned.md).
           const int r = local && summary != Summary::kGraph ? 0 : static_cast<int>(rounds);
-          prowl::learn::GraphPolicy variant({16, r, 16, 32, summary, history, 16, local, !local},
-                                            options.seed, graph_lr);
-          // Each with full information starts from the `linear` row's policy.
-          if (!local && linear_updates > 0) prowl::learn::start_from(variant, linear);
-          prowl::learn::train_a2c(**env, variant, options);
-          const prowl::learn::Runner greedy = [&variant](Env& e, std::uint64_t) {
-            return prowl::learn::run_policy(e, variant);
-          };
-          print(row,
-                prowl::learn::graph_means(**env, greedy, static_cast<int>(graphs), 1,
-                                          static_cast<std::uint64_t>(first)),
-                1, fmt::format(" trained={}x{}", options.updates, options.envs));
+          // Each graph's coverage, averaged over the variant's training seeds.
+          std::vector<double> by_graph(static_cast<std::size_t>(graphs), 0.0);
+          std::vector<double> sampled_by_graph(static_cast<std::size_t>(graphs), 0.0);
+          std::string by_seed;  // each training seed's mean coverage
+          for (long k = 0; k < ablation_seeds; ++k) {
+            prowl::learn::A2cOptions trained = options;
+            trained.seed = options.seed + static_cast<std::uint64_t>(k);
+            prowl::learn::GraphPolicy variant({16, r, 16, 32, summary, history, 16, local, !local},
+                                              trained.seed, graph_lr);
+            // Each with full information starts from the `linear` row's policy (trained at the
+            // first training seed).
+            if (!local && linear_updates > 0) prowl::learn::start_from(variant, linear);
+            const std::vector<prowl::learn::CurvePoint> curve =
+                prowl::learn::train_a2c(**env, variant, trained);
+            // The training curve's first and last tenth, beside the greedy runs' mean.
+            const auto tenth = [&](bool last) {
+              const std::size_t n = std::max<std::size_t>(1, curve.size() / 10);
+              double sum = 0;
+              for (std::size_t i = 0; i < n; ++i) {
+                sum += curve[last ? curve.size() - n + i : i].coverage;
+              }
+              return sum / static_cast<double>(n);
+            };
+            const prowl::learn::Runner greedy = [&variant](Env& e, std::uint64_t) {
+              return prowl::learn::run_policy(e, variant);
+            };
+            const std::vector<double> runs = prowl::learn::graph_means(
+                **env, greedy, static_cast<int>(graphs), 1, static_cast<std::uint64_t>(first));
+            // The same policy with each move drawn from its probabilities, as in training: S
+            // runs a graph, at the baselines' policy seeds.
+            const prowl::learn::Runner sampled = [&variant](Env& e, std::uint64_t seed) {
+              return prowl::learn::run_policy_sampled(e, variant, seed);
+            };
+            const std::vector<double> sampled_runs = prowl::learn::graph_means(
+                **env, sampled, static_cast<int>(graphs), static_cast<int>(seeds),
+                static_cast<std::uint64_t>(first));
+            for (std::size_t g = 0; g < runs.size(); ++g) {
+              by_graph[g] += runs[g] / static_cast<double>(ablation_seeds);
+              sampled_by_graph[g] += sampled_runs[g] / static_cast<double>(ablation_seeds);
+            }
+            by_seed += fmt::format("{}{:.4f}(train:{:.3f}->{:.3f})", k == 0 ? "" : ",",
+                                   prowl::learn::score_of(runs, 1).mean, tenth(false), tenth(true));
+          }
+          print(row, by_graph, 1,
+                fmt::format(
+                    " trained={}x{} training_seeds={} keep_best_window={} by_training_seed={}",
+                    options.updates, options.envs, ablation_seeds, keep_window, by_seed));
+          print(row + "-sampled", sampled_by_graph, static_cast<int>(seeds),
+                fmt::format(" training_seeds={} keep_best_window={}", ablation_seeds, keep_window));
         }
       }
       // The order Table 5 reports: graph-AR > graph-nonAR > pool-nonAR > node-nonAR.
       print_difference("graph-AR", "graph-nonAR");
       print_difference("graph-nonAR", "pool-nonAR");
       print_difference("pool-nonAR", "node-nonAR");
+      print_difference("graph-AR-sampled", "graph-nonAR-sampled");
+      print_difference("graph-nonAR-sampled", "pool-nonAR-sampled");
+      print_difference("pool-nonAR-sampled", "node-nonAR-sampled");
     }
   }
   return 0;

@@ -32,6 +32,33 @@ struct Episode {
   std::size_t steps = 0;
 };
 
+// A2cOptions::keep_best_window: the policy after the best window of `window` consecutive updates
+// so far, by the training curve (0: none kept).
+template <class Policy>
+class BestWindow {
+ public:
+  explicit BestWindow(int window) : window_(static_cast<std::size_t>(window)) {}
+  // After each update, with the curve up to it.
+  void after_update(const std::vector<CurvePoint>& curve, const Policy& policy) {
+    if (window_ == 0) return;
+    sum_ += curve.back().coverage;
+    if (curve.size() > window_) sum_ -= curve[curve.size() - 1 - window_].coverage;
+    if (curve.size() >= window_ && (!best_ || sum_ > best_sum_)) {
+      best_sum_ = sum_;
+      best_.emplace(policy);
+    }
+  }
+  // Leaves the kept policy in `policy` (nothing when none was kept).
+  void leave(Policy& policy) {
+    if (best_) policy = std::move(*best_);
+  }
+
+ private:
+  std::size_t window_;
+  double sum_ = 0, best_sum_ = 0;
+  std::optional<Policy> best_;
+};
+
 // Plays one episode on graph `graph` with the policy's current weights, choosing by `rng`, and
 // returns its gradients (summed over its steps).
 template <class Policy, class Grad>
@@ -51,15 +78,7 @@ Episode<Grad> play(Env& env, const Policy& policy, std::uint64_t graph, Rng rng,
     Step s;
     s.record = policy.observe(env, carry);
     carry = s.record.carry;
-    const Eigen::VectorXd& p = s.record.probabilities;
-    double u = rng.unit();
-    s.action = static_cast<std::size_t>(p.size() - 1);
-    for (Eigen::Index i = 0; i < p.size(); ++i) {
-      if ((u -= p[i]) < 0) {
-        s.action = static_cast<std::size_t>(i);
-        break;
-      }
-    }
+    s.action = draw(s.record.probabilities, rng.unit());
     s.state = state_features(env);
     s.value = policy.critic().forward(s.state)[0];
     s.reward = env.step(s.action);
@@ -90,6 +109,7 @@ std::vector<CurvePoint> train(Env& env, Policy& policy, const A2cOptions& option
                               const std::function<bool(const CurvePoint&)>& progress) {
   PROWL_CHECK(options.seed <= kMaxTrainingSeed, "train_a2c: the seed is at most kMaxTrainingSeed");
   PROWL_CHECK(options.threads >= 1 && options.envs >= 1, "train_a2c: threads and envs >= 1");
+  PROWL_CHECK(options.keep_best_window >= 0, "train_a2c: keep_best_window >= 0");
   std::vector<CurvePoint> curve;
   const std::uint64_t first_graph = kTrainingGraphs + options.seed * 1'000'000;
   // One env per thread: thread i plays the episodes k with k % threads == i. Each episode's graph
@@ -109,6 +129,7 @@ std::vector<CurvePoint> train(Env& env, Policy& policy, const A2cOptions& option
     best.emplace(policy);
     best_coverage = greedy_coverage();
   }
+  BestWindow<Policy> best_window(options.graph ? 0 : options.keep_best_window);
   for (int update = 0; update < options.updates; ++update) {
     const auto work = [&](Env& mine, int thread) {
       for (int k = thread; k < options.envs; k += options.threads) {
@@ -146,6 +167,7 @@ std::vector<CurvePoint> train(Env& env, Policy& policy, const A2cOptions& option
       policy.critic().step(c);
     }
     curve.push_back({update + 1, coverage / options.envs});
+    best_window.after_update(curve, policy);
     if (best) {
       if (const double c = greedy_coverage(); c > best_coverage) {
         best_coverage = c;
@@ -155,6 +177,7 @@ std::vector<CurvePoint> train(Env& env, Policy& policy, const A2cOptions& option
     if (progress && !progress(curve.back())) break;
   }
   if (best) policy = std::move(*best);
+  best_window.leave(policy);
   return curve;
 }
 

@@ -90,10 +90,9 @@ GraphPolicy::Record GraphPolicy::observe(const View& view, const Carry& carry) c
   for (std::size_t b = 0; b < moves.size(); ++b) {
     const int target = see_targets ? (*view.moves)[b].target : -1;
     Eigen::VectorXd input(shape_.move_size() + 2 * d + shape_.summary_size());
+    input.head(kMoveFeatures) = moves[b];
     if (shape_.label_size() > 0) {
-      input.head(shape_.move_size()) << moves[b], direction_of((*view.moves)[b].label);
-    } else {
-      input.head(kMoveFeatures) = moves[b];
+      input.segment(kMoveFeatures, shape_.label_size()) = direction_of((*view.moves)[b].label);
     }
     input.tail(2 * d + shape_.summary_size()) << out.nodes.col(r.current),
         target >= 0 ? Eigen::VectorXd(out.nodes.col(target)) : Eigen::VectorXd::Zero(d), summary;

@@ -82,6 +82,13 @@ struct A2cOptions {
   // equal ones), as the per-graph tabular Q baseline reports the best greedy run it reaches.
   // Fine-tuning then keeps what it gained. One greedy episode per update more.
   bool keep_best = false;
+  // On training graphs (no `graph`), W > 0: training leaves the policy as it was after the last
+  // update of the W consecutive updates whose mean training coverage (the curve's) was highest,
+  // the first such window of equal ones; chosen by the training episodes alone, no held-out graph
+  // is played. A late collapse of the policy (a few updates that make it loop, after which its
+  // episodes cover almost nothing and it does not recover) then leaves the policy from before.
+  // 0: the policy of the last update.
+  int keep_best_window = 0;
 };
 
 // Training graph k of seed S is reset(kTrainingGraphs + S·10^6 + k), k = 0, 1, ... (episode k of
@@ -160,6 +167,29 @@ Eigen::VectorXd softmax(const Eigen::VectorXd& z);
 // −advantage · log p[action] − entropy_weight · H(p), p = softmax(z).
 Eigen::VectorXd actor_loss_gradient(const Eigen::VectorXd& p, std::size_t action, double advantage,
                                     double entropy_weight);
+
+// The move drawn from probabilities p by u in [0, 1): the first i with u < p[0] + ... + p[i] (the
+// last move when rounding leaves u above the sum).
+inline std::size_t draw(const Eigen::VectorXd& p, double u) {
+  for (Eigen::Index i = 0; i < p.size(); ++i) {
+    if ((u -= p[i]) < 0) return static_cast<std::size_t>(i);
+  }
+  return static_cast<std::size_t>(p.size() - 1);
+}
+
+// Runs a policy (MovePolicy, GraphPolicy) until the env is done, each move drawn from its
+// probabilities as in training (by Rng(seed)); its coverage.
+template <class Policy>
+double run_policy_sampled(Env& env, const Policy& policy, std::uint64_t seed) {
+  Rng rng(seed);
+  typename Policy::Carry carry{};
+  while (!env.done() && !env.moves().empty()) {
+    auto record = policy.observe(env, carry);
+    carry = std::move(record.carry);
+    env.step(draw(record.probabilities, rng.unit()));
+  }
+  return env.coverage();
+}
 
 // Runs a policy (MovePolicy, GraphPolicy) greedily until the env is done; its coverage.
 template <class Policy>

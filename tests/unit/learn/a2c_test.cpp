@@ -60,6 +60,39 @@ TEST(A2c, LearnsToWalkAFiveNodeChainToItsEndWithinFourSteps) {
   EXPECT_EQ(run_policy(chain, policy), 1.0);
   EXPECT_EQ(chain.steps(), 4);
   EXPECT_EQ(curve.back().coverage, 1.0);
+  // Its moves drawn from its probabilities, as in training, it walks the chain too.
+  for (std::uint64_t seed = 0; seed < 10; ++seed) {
+    chain.reset(1);
+    EXPECT_EQ(run_policy_sampled(chain, policy, seed), 1.0) << "seed " << seed;
+  }
+}
+
+TEST(A2c, DrawsTheMoveWhoseCumulativeProbabilityFirstExceedsTheDraw) {
+  Eigen::VectorXd p(3);
+  p << 0.25, 0.5, 0.25;
+  EXPECT_EQ(draw(p, 0.0), 0u);
+  EXPECT_EQ(draw(p, 0.24), 0u);
+  EXPECT_EQ(draw(p, 0.25), 1u);
+  EXPECT_EQ(draw(p, 0.74), 1u);
+  EXPECT_EQ(draw(p, 0.75), 2u);
+  EXPECT_EQ(draw(p, 0.999), 2u);
+  Eigen::VectorXd short_of_one(2);  // rounding left the sum below u: the last move
+  short_of_one << 0.5, 0.25;
+  EXPECT_EQ(draw(short_of_one, 0.9), 1u);
+}
+
+TEST(A2c, ASampledRunRepeatsForTheSameSeed) {
+  auto maze = make_maze6(Mode::kVision);
+  const MovePolicy policy({}, 1, 0.05);  // untrained: its moves are far from certain
+  std::vector<std::pair<double, int>> runs;
+  for (const std::uint64_t seed : {5, 5}) {
+    maze->reset(1000);
+    const double coverage = run_policy_sampled(*maze, policy, seed);
+    runs.emplace_back(coverage, maze->steps());
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+  EXPECT_EQ(runs[0].second, 36);  // the whole budget of T = 36
+  EXPECT_GT(runs[0].first, 0.0);
 }
 
 // The CI smoke of the issue: a short training on maze6 (vision) already covers far more of 100
@@ -185,6 +218,43 @@ TEST(A2c, TheSameSeedTrainsTheSameWeightsOnOneOrTwoThreads) {
     EXPECT_EQ(a[l].weights, b[l].weights);
     EXPECT_EQ(a[l].bias, b[l].bias);
   }
+}
+
+// The policy kept is the one the same training stopped after the best window's last update
+// would have left (an update's graphs and choices depend on its index alone).
+TEST(A2c, KeepBestWindowLeavesThePolicyAfterTheBestWindowOfTrainingUpdates) {
+  const auto train = [](int updates, int window, std::vector<CurvePoint>* curve) {
+    auto maze = make_maze6(Mode::kVision);
+    MovePolicy policy({}, 5, 0.05);
+    A2cOptions options;
+    options.updates = updates;
+    options.envs = 4;
+    options.seed = 11;
+    options.keep_best_window = window;
+    std::vector<CurvePoint> c = train_a2c(*maze, policy, options);
+    if (curve != nullptr) *curve = std::move(c);
+    return policy.scorer().layers();
+  };
+  std::vector<CurvePoint> curve;
+  const auto kept = train(40, 5, &curve);
+  ASSERT_EQ(curve.size(), 40u);  // the curve is the whole training's
+  std::size_t best_end = 5;
+  double best = -1;
+  for (std::size_t end = 5; end <= curve.size(); ++end) {
+    double sum = 0;
+    for (std::size_t i = end - 5; i < end; ++i) sum += curve[i].coverage;
+    if (sum > best + 1e-12) {
+      best = sum;
+      best_end = end;
+    }
+  }
+  ASSERT_LT(best_end, 40u) << "the test needs a best window before the last";
+  const auto stopped = train(static_cast<int>(best_end), 0, nullptr);
+  const auto last = train(40, 0, nullptr);
+  ASSERT_EQ(kept.size(), stopped.size());
+  EXPECT_EQ(kept[0].weights, stopped[0].weights);
+  EXPECT_EQ(kept[0].bias, stopped[0].bias);
+  EXPECT_NE(kept[0].weights, last[0].weights);
 }
 
 TEST(Features, DescribeEachMoveFromTheMemoryOnly) {
