@@ -11,7 +11,7 @@ prowl_cli_test(eval_measures_the_policy_beside_the_baselines EXIT 0
   STDOUT "prowl eval: maze6 \\(vision\\), 10 graphs from seed 1000\n  random   0\\.[0-9]+ ± 0\\.[0-9]+  \\(20 episodes\\)\n  randdfs  0\\.[0-9]+ .*\n  greedy   0\\.[0-9]+ .*\n  qtable   0\\.[0-9]+ ± 0\\.[0-9]+  \\(20 episodes, on each graph, node ids: 200 episodes, best run\\)\n  qtable_history 0\\.[0-9]+ ± 0\\.[0-9]+  \\(20 episodes, on each graph, whole state: 200 episodes, best run\\)\n  policy   0\\.[0-9]+ ± 0\\.[0-9]+  \\(10 episodes, greedy: one per graph\\)\n"
   COMMAND ${prowl} eval --env maze6 --policy ${learned_work}/maze.policy --graphs 10 --seeds 2)
 set_tests_properties(cli.eval_measures_the_policy_beside_the_baselines PROPERTIES
-  DEPENDS cli.train_writes_a_policy_with_a_learning_curve)
+  FIXTURES_REQUIRED fx.train_writes_a_policy_with_a_learning_curve)
 prowl_cli_test(eval_refuses_a_policy_of_another_env EXIT 2
   STDERR "maze.policy: the policy was trained for maze6 \\(vision\\)\\; this is er-app \\(vision\\): give --env maze6 --mode vision, or train one for this environment"
   COMMAND ${prowl} eval --env er-app --policy ${learned_work}/maze.policy)
@@ -19,7 +19,7 @@ prowl_cli_test(eval_refuses_a_policy_of_another_mode EXIT 2
   STDERR "trained for maze6 \\(vision\\)\\; this is maze6 \\(bump\\)"
   COMMAND ${prowl} eval --env maze6 --mode bump --policy ${learned_work}/maze.policy)
 set_tests_properties(cli.eval_refuses_a_policy_of_another_env cli.eval_refuses_a_policy_of_another_mode
-  PROPERTIES DEPENDS cli.train_writes_a_policy_with_a_learning_curve)
+  PROPERTIES FIXTURES_REQUIRED fx.train_writes_a_policy_with_a_learning_curve)
 prowl_cli_test(eval_names_a_missing_policy_file EXIT 2
   STDERR "prowl eval: [^\n]*/nosuch.policy: "
   COMMAND ${prowl} eval --env maze6 --policy ${learned_work}/nosuch.policy)
@@ -73,9 +73,9 @@ prowl_cli_test(learned_strategy_refuses_a_maze_policy EXIT 2
   STDERR "maze.policy: the policy was trained for maze6 features \\(moves by direction, no back\\)\\; a model's moves are its actions and back: train one with prowl train --env er-app"
   COMMAND ${prowl} demo --strategy learned --policy ${learned_work}/maze.policy)
 set_tests_properties(cli.demo_explores_with_the_learned_strategy
-  cli.demo_walks_with_the_learned_strategy PROPERTIES DEPENDS cli.train_er_app_for_models)
+  cli.demo_walks_with_the_learned_strategy PROPERTIES FIXTURES_REQUIRED fx.train_er_app_for_models)
 set_tests_properties(cli.learned_strategy_refuses_a_maze_policy PROPERTIES
-  DEPENDS cli.train_writes_a_policy_with_a_learning_curve)
+  FIXTURES_REQUIRED fx.train_writes_a_policy_with_a_learning_curve)
 prowl_cli_test(learned_strategy_needs_a_policy EXIT 2
   STDERR "prowl demo: strategy 'learned' needs a policy file: --strategy learned --policy FILE \\(prowl train writes one\\; docs/learned.md\\)"
   COMMAND ${prowl} demo --strategy learned)
@@ -97,7 +97,7 @@ prowl_cli_test(demo_walks_with_a_graph_policy EXIT 1
   STDOUT "shop: [23] findings( \\([34] paths\\))?; 1[12] states, [0-9]+ transitions, [0-9]+ steps in [0-9.]+ s \\(exhausted, seed 3\\)\n$"
   COMMAND ${prowl} demo --strategy learned --policy ${learned_work}/graph.policy --walk --seed 3 --quiet)
 set_tests_properties(cli.eval_measures_a_graph_policy cli.demo_walks_with_a_graph_policy
-  PROPERTIES DEPENDS cli.train_writes_a_graph_policy)
+  PROPERTIES FIXTURES_REQUIRED fx.train_writes_a_graph_policy)
 prowl_cli_test(train_writes_a_graph_policy_with_history EXIT 0
   STDOUT "prowl train: er-app \\(vision\\), 2 updates of 16 episodes, seed 5\n.*policy written to "
   FILE ${learned_work}/lstm.policy
@@ -107,7 +107,7 @@ prowl_cli_test(demo_explores_with_a_graph_policy_with_history EXIT 1
   STDOUT "shop: [23] findings( \\([34] paths\\))?; 1[12] states, [0-9]+ transitions, [0-9]+ steps in [0-9.]+ s \\(exhausted, seed 3\\)\n$"
   COMMAND ${prowl} demo --strategy learned --policy ${learned_work}/lstm.policy --seed 3 --quiet)
 set_tests_properties(cli.demo_explores_with_a_graph_policy_with_history
-  PROPERTIES DEPENDS cli.train_writes_a_graph_policy_with_history)
+  PROPERTIES FIXTURES_REQUIRED fx.train_writes_a_graph_policy_with_history)
 prowl_cli_test(train_fine_tunes_a_policy EXIT 0
   STDOUT "prowl train: er-app \\(vision\\), 2 updates of 16 episodes, seed 4, from [^\n]*/er.policy\n.*policy written to "
   FILE ${learned_work}/er-tuned.policy
@@ -117,7 +117,7 @@ prowl_cli_test(train_refuses_to_fine_tune_another_envs_policy EXIT 2
   STDERR "prowl train: [^\n]*/er.policy: the policy was trained for er-app \\(vision\\)\\; this is maze6 \\(vision\\)"
   COMMAND ${prowl} train --env maze6 --episodes 32 --from ${learned_work}/er.policy -o ${learned_work}/none.policy)
 set_tests_properties(cli.train_fine_tunes_a_policy cli.train_refuses_to_fine_tune_another_envs_policy
-  PROPERTIES DEPENDS cli.train_er_app_for_models)
+  PROPERTIES FIXTURES_REQUIRED fx.train_er_app_for_models)
 if(DEFINED counters)
   # A run_main program trains on its own model.
   prowl_cli_test(counters_trains_a_policy_on_its_model EXIT 0
@@ -129,12 +129,12 @@ if(DEFINED counters)
     STDOUT "counters: no findings. 64 states, 288 transitions, 288 steps in [0-9.]+ s \\(exhausted, seed 2\\)\n$"
     COMMAND ${counters} --k 3 --n 4 --seed 2 --quiet --strategy learned --policy ${learned_work}/counters.policy)
   set_tests_properties(cli.counters_explores_with_its_own_policy PROPERTIES
-    DEPENDS cli.counters_trains_a_policy_on_its_model)
+    FIXTURES_REQUIRED fx.counters_trains_a_policy_on_its_model)
   prowl_cli_test(counters_train_refuses_a_maze_policy EXIT 2
     STDERR "counters train: [^\n]*/maze.policy: the policy was trained for maze6 features"
     COMMAND ${counters} train -o ${learned_work}/none.policy --from ${learned_work}/maze.policy)
   set_tests_properties(cli.counters_train_refuses_a_maze_policy PROPERTIES
-    DEPENDS cli.train_writes_a_policy_with_a_learning_curve)
+    FIXTURES_REQUIRED fx.train_writes_a_policy_with_a_learning_curve)
   prowl_cli_test(counters_trains_a_graph_policy_after_a_linear_start EXIT 0
     STDOUT "counters train: model counters \\(9 states, all of them\\), 10 steps an episode, 1 update of 16 episodes, seed 1, after a linear start of 2 updates\n  linear start  coverage 0\\.[0-9]+\n  update     1 .*policy written to [^\n]*/counters-graph.policy\n"
     FILE ${learned_work}/counters-graph.policy
@@ -150,7 +150,7 @@ if(DEFINED counters)
     STDOUT "counters: no findings. 64 states, 288 transitions, 288 steps in [0-9.]+ s \\(exhausted, seed 5\\)\n$"
     COMMAND ${counters} --k 3 --n 4 --seed 5 --strategy learned:policy=${learned_work}/er.policy,walk=true)
   set_tests_properties(cli.counters_explores_all_states_with_the_learned_strategy PROPERTIES
-    DEPENDS cli.train_er_app_for_models)
+    FIXTURES_REQUIRED fx.train_er_app_for_models)
 endif()
 prowl_cli_test(train_history_is_for_a_new_graph_policy EXIT 2
   STDERR "prowl train: --history is for a new graph policy: give --network graph, and no --from"
@@ -170,3 +170,16 @@ prowl_cli_test(eval_linear_episodes_is_for_full_information EXIT 2
 prowl_cli_test(eval_episodes_needs_the_ablation EXIT 2
   STDERR "--episodes requires --ablation"
   COMMAND ${prowl} eval --env maze6 --policy ${learned_work}/maze.policy --episodes 32)
+
+# Each test above that writes a file others read sets up a fixture of its name, so that ctest -R
+# runs it first for any test that needs it.
+foreach(writer
+    train_writes_a_policy_with_a_learning_curve
+    train_er_app_for_models
+    train_writes_a_graph_policy
+    train_writes_a_graph_policy_with_history
+    counters_trains_a_policy_on_its_model)
+  if(TEST cli.${writer})
+    set_property(TEST cli.${writer} APPEND PROPERTY FIXTURES_SETUP fx.${writer})
+  endif()
+endforeach()

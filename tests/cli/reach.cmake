@@ -35,7 +35,7 @@ prowl_cli_test(reach_replay_of_another_system EXIT 2
   COMMAND ${prowl} replay ${reach_work}/traces/001-invariant-x_below_4.trace
     --system ${reach_dir}/counter2_p1.yaml)
 set_tests_properties(cli.reach_replay_reproduces cli.reach_replay_of_another_system PROPERTIES
-  DEPENDS cli.reach_bug_writes_its_trace)
+  FIXTURES_REQUIRED fx.reach_bug_writes_its_trace)
 # The orders systems: slots of status codes (control locations) over prices and balances.
 prowl_cli_test(reach_orders_small_cross_check EXIT 0
   STDOUT "status: fixpoint at depth 17 \\(18 iterations\\).*money_conserved: proved.*states 750 / 750, depth 17 / 17\n.*agree"
@@ -55,7 +55,7 @@ prowl_cli_test(reach_orders_bug_replays EXIT 1
   STDOUT "step 4: refund_[012] -> .*\nthe failure happens: invariant:money_conserved after step 4"
   COMMAND ${prowl} replay ${reach_work}/orders_bug/001-invariant-money_conserved.trace)
 set_tests_properties(cli.reach_orders_bug_replays PROPERTIES
-  DEPENDS cli.reach_orders_bug_writes_its_trace)
+  FIXTURES_REQUIRED fx.reach_orders_bug_writes_its_trace)
 # Z3's qe2 often does not look at its interrupt for seconds: the time limit still holds, 2 s of
 # grace after it, with the report as it stood (tests/integration/reliability: signals). When Z3
 # does stop at its interrupt, the run ends at the limit the ordinary way (its status says when);
@@ -80,3 +80,13 @@ prowl_cli_test(reach_negative_time_limit EXIT 2
 prowl_cli_test(help_names_exit_code_4 EXIT 0
   STDOUT "4 inconclusive"
   COMMAND ${prowl} help)
+
+# Each test above that writes a file others read sets up a fixture of its name, so that ctest -R
+# runs it first for any test that needs it.
+foreach(writer
+    reach_bug_writes_its_trace
+    reach_orders_bug_writes_its_trace)
+  if(TEST cli.${writer})
+    set_property(TEST cli.${writer} APPEND PROPERTY FIXTURES_SETUP fx.${writer})
+  endif()
+endforeach()

@@ -19,7 +19,7 @@ prowl_cli_test(worst_case_witness_replays EXIT 1
   STDOUT "recorded  9 decisions\nreplayed  9 decisions: TTFTTFTTF\nreproduced: the input takes a path of 9 decisions, as recorded\n"
   COMMAND ${prowl} replay ${wc_work}/traces/boyer_moore3-n10.trace)
 set_tests_properties(cli.worst_case_witness_replays PROPERTIES
-  DEPENDS cli.worst_case_spf_wca_writes_witnesses)
+  FIXTURES_REQUIRED fx.worst_case_spf_wca_writes_witnesses)
 prowl_cli_test(worst_case_wise_cannot_learn_boyer_moore3 EXIT 0
   STDOUT "n=10: longest 9 in 40 paths "
   COMMAND ${prowl} worst-case boyer_moore3 --n 10 --search wise --train-n 6)
@@ -61,7 +61,7 @@ prowl_cli_test(worst_case_policy_of_another_history EXIT 2
   COMMAND ${prowl} worst-case boyer_moore3 --n 4 --search pyse --policy-in ${wc_work}/bm.policy
     --history 3)
 set_tests_properties(cli.worst_case_pyse_reads_its_policy cli.worst_case_policy_of_another_program
-  cli.worst_case_policy_of_another_history PROPERTIES DEPENDS cli.worst_case_pyse_writes_its_policy)
+  cli.worst_case_policy_of_another_history PROPERTIES FIXTURES_REQUIRED fx.worst_case_pyse_writes_its_policy)
 
 # smith_waterman (Class 1): WISE learned at 3 runs one path at every size.
 prowl_cli_test(worst_case_wise_smith_waterman_in_one_path EXIT 0
@@ -74,7 +74,7 @@ prowl_cli_test(worst_case_smith_waterman_witness_replays EXIT 1
   STDOUT "recorded  90 decisions\nreplayed  90 decisions: F+\nreproduced"
   COMMAND ${prowl} replay ${wc_work}/sw/smith_waterman-n30.trace)
 set_tests_properties(cli.worst_case_smith_waterman_witness_replays PROPERTIES
-  DEPENDS cli.worst_case_wise_smith_waterman_in_one_path)
+  FIXTURES_REQUIRED fx.worst_case_wise_smith_waterman_in_one_path)
 
 # --seeds K: PySE once per seed, the median reported, each seed in the JSON.
 prowl_cli_test(worst_case_pyse_seeds_reports_the_median EXIT 4
@@ -110,10 +110,22 @@ prowl_cli_test(worst_case_dijkstra_witness_replays EXIT 1
   STDOUT "recorded  118 decisions\nreplayed  118 decisions: [TF]+\nreproduced"
   COMMAND ${prowl} replay ${wc_work}/dj/dijkstra-n6.trace)
 set_tests_properties(cli.worst_case_dijkstra_witness_replays PROPERTIES
-  DEPENDS cli.worst_case_wise_dijkstra_writes_a_witness)
+  FIXTURES_REQUIRED fx.worst_case_wise_dijkstra_writes_a_witness)
 
 # A seed that does not reach the best longest counts as above all in the median of the paths to
 # it, not in the median of the paths run.
 prowl_cli_test(worst_case_pyse_seeds_median_when_seeds_miss_the_longest EXIT 4
   STDOUT "n=10: longest [0-9]+ in [1-3] paths? \\(first at path [-0-9]+\\), 3 runs, .*\n    seeds 1..5: longest first at path [^\n]*not in"
   COMMAND ${prowl} worst-case boyer_moore3 --n 10 --search pyse --seeds 5 --max-paths 3)
+
+# Each test above that writes a file others read sets up a fixture of its name, so that ctest -R
+# runs it first for any test that needs it.
+foreach(writer
+    worst_case_spf_wca_writes_witnesses
+    worst_case_pyse_writes_its_policy
+    worst_case_wise_smith_waterman_in_one_path
+    worst_case_wise_dijkstra_writes_a_witness)
+  if(TEST cli.${writer})
+    set_property(TEST cli.${writer} APPEND PROPERTY FIXTURES_SETUP fx.${writer})
+  endif()
+endforeach()
