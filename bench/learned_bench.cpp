@@ -13,7 +13,8 @@
 //                      [--keep-best-window B]
 // --ablation 1 adds the history summaries of the paper's Tables 5-6: the graph policy with the
 // node's embedding only (node-nonAR), the mean of the node embeddings (pool-nonAR), and the
-// attention readout (graph-nonAR, the `learned` row again); and each with an LSTM over the steps'
+// attention readout (graph-nonAR: `learned`'s network, trained here as the other variants are,
+// with their seeds); and each with an LSTM over the steps'
 // summaries feeding the head instead (node-AR, pool-AR, graph-AR), with the DIFF lines of the
 // order Table 5 reports. --ablation local trains all six with only the information the paper's
 // variants get (GraphPolicy::Shape::local; node and pool without message passing, node without
@@ -296,10 +297,6 @@ int main(int argc, char** argv) {
           const std::string row =
               std::string(prowl::learn::summary_name(summary)) + (history ? "-AR" : "-nonAR");
           const bool local = ablation == 2;
-          if (!history && summary == Summary::kGraph && !local && ablation_seeds == 1) {
-            print(row, means["learned"], 1, " (the learned row)");
-            continue;
-          }
           // With local information node and pool get no message passing (docs/learned.md).
           const int r = local && summary != Summary::kGraph ? 0 : static_cast<int>(rounds);
           // Each graph's coverage, averaged over the variant's training seeds.

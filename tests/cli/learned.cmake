@@ -171,15 +171,9 @@ prowl_cli_test(eval_episodes_needs_the_ablation EXIT 2
   STDERR "--episodes requires --ablation"
   COMMAND ${prowl} eval --env maze6 --policy ${learned_work}/maze.policy --episodes 32)
 
-# Each test above that writes a file others read sets up a fixture of its name, so that ctest -R
-# runs it first for any test that needs it.
-foreach(writer
-    train_writes_a_policy_with_a_learning_curve
-    train_er_app_for_models
-    train_writes_a_graph_policy
-    train_writes_a_graph_policy_with_history
-    counters_trains_a_policy_on_its_model)
-  if(TEST cli.${writer})
-    set_property(TEST cli.${writer} APPEND PROPERTY FIXTURES_SETUP fx.${writer})
-  endif()
-endforeach()
+prowl_cli_writers(
+  train_writes_a_policy_with_a_learning_curve
+  train_er_app_for_models
+  train_writes_a_graph_policy
+  train_writes_a_graph_policy_with_history
+  counters_trains_a_policy_on_its_model)

@@ -81,12 +81,6 @@ prowl_cli_test(help_names_exit_code_4 EXIT 0
   STDOUT "4 inconclusive"
   COMMAND ${prowl} help)
 
-# Each test above that writes a file others read sets up a fixture of its name, so that ctest -R
-# runs it first for any test that needs it.
-foreach(writer
-    reach_bug_writes_its_trace
-    reach_orders_bug_writes_its_trace)
-  if(TEST cli.${writer})
-    set_property(TEST cli.${writer} APPEND PROPERTY FIXTURES_SETUP fx.${writer})
-  endif()
-endforeach()
+prowl_cli_writers(
+  reach_bug_writes_its_trace
+  reach_orders_bug_writes_its_trace)

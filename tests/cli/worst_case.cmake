@@ -118,14 +118,8 @@ prowl_cli_test(worst_case_pyse_seeds_median_when_seeds_miss_the_longest EXIT 4
   STDOUT "n=10: longest [0-9]+ in [1-3] paths? \\(first at path [-0-9]+\\), 3 runs, .*\n    seeds 1..5: longest first at path [^\n]*not in"
   COMMAND ${prowl} worst-case boyer_moore3 --n 10 --search pyse --seeds 5 --max-paths 3)
 
-# Each test above that writes a file others read sets up a fixture of its name, so that ctest -R
-# runs it first for any test that needs it.
-foreach(writer
-    worst_case_spf_wca_writes_witnesses
-    worst_case_pyse_writes_its_policy
-    worst_case_wise_smith_waterman_in_one_path
-    worst_case_wise_dijkstra_writes_a_witness)
-  if(TEST cli.${writer})
-    set_property(TEST cli.${writer} APPEND PROPERTY FIXTURES_SETUP fx.${writer})
-  endif()
-endforeach()
+prowl_cli_writers(
+  worst_case_spf_wca_writes_witnesses
+  worst_case_pyse_writes_its_policy
+  worst_case_wise_smith_waterman_in_one_path
+  worst_case_wise_dijkstra_writes_a_witness)
