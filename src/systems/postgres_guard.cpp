@@ -23,7 +23,8 @@ namespace detail {
 namespace {
 
 // Who holds prowl's lock: the message that names it, and whether it is a prowl process of this
-// machine that is gone (killed: the server has not yet noticed that its session ended).
+// machine that is gone (killed, or this process after it let go: the server has not yet noticed
+// that its session ended).
 struct HeldBy {
   std::string message;
   bool gone = false;
@@ -50,7 +51,11 @@ Result<std::optional<HeldBy>> holder_of(PGconn* conn, const std::string& databas
   const bool local = client.empty() || client == "127.0.0.1" || client == "::1";
   if (!PQgetisnull(r.get(), 0, 1)) {
     if (auto holder = parse_holder_text(PQgetvalue(r.get(), 0, 1))) {
-      const bool gone = local && ::kill(static_cast<pid_t>(holder->pid), 0) != 0 && errno == ESRCH;
+      // This process itself, when it holds no guard on the database (guard() asks after looking
+      // for its own): a session it closed a moment ago, which the server has not ended yet.
+      const bool gone =
+          local && (holder->pid == static_cast<decltype(holder->pid)>(getpid()) ||
+                    (::kill(static_cast<pid_t>(holder->pid), 0) != 0 && errno == ESRCH));
       return std::optional<HeldBy>(HeldBy{fmt::format("{} is in use by another prowl run (pid {}, "
                                                       "since {}); wait for it to end, or stop it",
                                                       database, holder->pid, holder->since),
