@@ -105,6 +105,10 @@ int train_command(int argc, char** argv) {
   app.add_option("--linear-episodes", linear_episodes, std::string(learn::kLinearEpisodesHelp))
       ->type_name("N")
       ->check(CLI::Range(0L, 1'000'000'000L));
+  int keep_window = 0;
+  app.add_option("--keep-best-window", keep_window, std::string(learn::kKeepBestWindowHelp))
+      ->type_name("B")
+      ->check(CLI::Range(0, 1'000'000));
   std::string from;
   app.add_option("--from", from,
                  "go on training this policy file (fine-tuning; its network's sizes are kept, "
@@ -141,6 +145,7 @@ int train_command(int argc, char** argv) {
   run.history = history == "lstm";
   run.linear_episodes = linear_episodes;
   run.threads = threads;
+  run.keep_best_window = keep_window;
   run.output = out;
   if (!from.empty()) {
     Result<learn::AnyPolicy> policy = load_policy(from, *env);
@@ -192,6 +197,14 @@ int eval_command(int argc, char** argv) {
                  "own features only, no route to the frontier, and node and pool without message "
                  "passing, so that only the memory's structure tells where to go")
       ->check(CLI::IsMember({"full", "local"}))
+      ->needs(ablation_flag);
+  int keep_window = 0;
+  app.add_option("--keep-best-window", keep_window,
+                 "--ablation: each variant's training keeps its policy as it was after the B "
+                 "consecutive updates of highest mean training coverage (default 0: the last "
+                 "update's)")
+      ->type_name("B")
+      ->check(CLI::Range(0, 1'000'000))
       ->needs(ablation_flag);
   app.add_option("--train-seed", train_seed, "--ablation: the training seed (default 1)")
       ->check(CLI::Range(std::uint64_t{0}, learn::kMaxTrainingSeed))
@@ -258,6 +271,7 @@ int eval_command(int argc, char** argv) {
   learn::A2cOptions options;
   options.seed = train_seed;
   options.threads = 2;
+  options.keep_best_window = keep_window;
   options.updates = static_cast<int>((episodes + options.envs - 1) / options.envs);
   // With local information no linear start: the linear scorer would see more than they may.
   const int linear_updates =
@@ -286,17 +300,20 @@ int eval_command(int argc, char** argv) {
         own_start = linear_updates;
         keep = &linear.emplace(learn::MovePolicy({}, train_seed, 0.05));
       }
-      learn::train_graph_policy(
+      const learn::GraphCurves curves = learn::train_graph_policy(
           *env, trained, options, own_start,
           [](const learn::CurvePoint&, bool) { return interrupts() == 0; }, keep);
       if (interrupts() > 0) return interrupt_exit_code();
+      const std::optional<learn::WindowChoice> kept =
+          learn::chosen_window(curves.graph, keep_window);
       measure(std::string(learn::summary_name(summary)) + (history ? "-AR" : "-nonAR"),
               learn::AnyPolicy(trained),
-              fmt::format(", greedy; trained {} updates of {}{}", options.updates, options.envs,
+              fmt::format(", greedy; trained {} updates of {}{}{}", options.updates, options.envs,
                           shape.local ? "; local information"
                           : linear_updates == 0
                               ? ""
-                              : fmt::format(" after a linear start of {}", linear_updates)));
+                              : fmt::format(" after a linear start of {}", linear_updates),
+                          kept ? fmt::format("; kept after update {}", kept->last_update()) : ""));
       if (interrupts() > 0) return interrupt_exit_code();
     }
   }

@@ -104,6 +104,7 @@ struct CommandLine::Impl {
   std::string network = "move";
   long linear_episodes = learn::TrainRun{}.linear_episodes;
   int threads = 2;
+  int keep_best_window = 0;
   std::string from_path;
 
   // Derived in parse().

@@ -56,6 +56,7 @@ int CommandLine::Impl::train(const Model& model) {
   run.graph = network == "graph";
   run.linear_episodes = linear_episodes;
   run.threads = threads;
+  run.keep_best_window = keep_best_window;
   run.output = output_path;
   run.header = {{"model", escape_text(model.name())},
                 {"model_states", std::to_string(states)},

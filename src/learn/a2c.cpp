@@ -22,6 +22,29 @@ std::vector<int> sizes(int inputs, const std::vector<int>& hidden) {
 
 }  // namespace
 
+WindowChoice::WindowChoice(int window) : window_(static_cast<std::size_t>(window)) {
+  PROWL_CHECK(window >= 1, "WindowChoice: a window of at least one update");
+}
+
+bool WindowChoice::add(std::span<const CurvePoint> so_far) {
+  PROWL_CHECK(!so_far.empty(), "WindowChoice::add: the curve up to an update");
+  sum_ += so_far.back().coverage;
+  if (so_far.size() > window_) sum_ -= so_far[so_far.size() - 1 - window_].coverage;
+  if (so_far.size() < window_ || (chosen() && sum_ <= best_sum_)) return false;
+  best_sum_ = sum_;
+  last_update_ = so_far.back().update;
+  return true;
+}
+
+std::optional<WindowChoice> chosen_window(const std::vector<CurvePoint>& curve, int window) {
+  if (window < 1 || curve.size() < static_cast<std::size_t>(window)) return std::nullopt;
+  WindowChoice choice(window);
+  for (std::size_t n = 1; n <= curve.size(); ++n) {
+    choice.add(std::span<const CurvePoint>(curve.data(), n));
+  }
+  return choice;
+}
+
 Eigen::VectorXd softmax(const Eigen::VectorXd& z) {
   const Eigen::VectorXd e = (z.array() - z.maxCoeff()).exp().matrix();
   return e / e.sum();

@@ -32,21 +32,17 @@ struct Episode {
   std::size_t steps = 0;
 };
 
-// A2cOptions::keep_best_window: the policy after the best window of `window` consecutive updates
-// so far, by the training curve (0: none kept).
+// A2cOptions::keep_best_window: the policy after the best window of updates so far, by the
+// training curve (WindowChoice; window 0: none kept).
 template <class Policy>
 class BestWindow {
  public:
-  explicit BestWindow(int window) : window_(static_cast<std::size_t>(window)) {}
+  explicit BestWindow(int window) {
+    if (window > 0) choice_.emplace(window);
+  }
   // After each update, with the curve up to it.
   void after_update(const std::vector<CurvePoint>& curve, const Policy& policy) {
-    if (window_ == 0) return;
-    sum_ += curve.back().coverage;
-    if (curve.size() > window_) sum_ -= curve[curve.size() - 1 - window_].coverage;
-    if (curve.size() >= window_ && (!best_ || sum_ > best_sum_)) {
-      best_sum_ = sum_;
-      best_.emplace(policy);
-    }
+    if (choice_ && choice_->add(curve)) best_.emplace(policy);
   }
   // Leaves the kept policy in `policy` (nothing when none was kept).
   void leave(Policy& policy) {
@@ -54,8 +50,7 @@ class BestWindow {
   }
 
  private:
-  std::size_t window_;
-  double sum_ = 0, best_sum_ = 0;
+  std::optional<WindowChoice> choice_;
   std::optional<Policy> best_;
 };
 

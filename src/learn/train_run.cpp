@@ -1,6 +1,7 @@
 #include "prowl/learn/train_run.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -13,10 +14,9 @@ namespace {
 
 // The policy file's header lines after kind, features, env and mode: the run's own, then what
 // the training was.
-std::vector<std::pair<std::string, std::string>> training_header(TrainRun& run,
-                                                                 const A2cOptions& options,
-                                                                 int linear_updates,
-                                                                 double learning_rate) {
+std::vector<std::pair<std::string, std::string>> training_header(
+    TrainRun& run, const A2cOptions& options, int linear_updates, double learning_rate,
+    const std::optional<WindowChoice>& kept) {
   std::vector<std::pair<std::string, std::string>> header = std::move(run.header);
   header.insert(header.end(),
                 {{"seed", std::to_string(run.seed)},
@@ -28,6 +28,10 @@ std::vector<std::pair<std::string, std::string>> training_header(TrainRun& run,
     header.emplace_back("linear_episodes",
                         std::to_string(static_cast<long>(linear_updates) * options.envs));
   }
+  if (kept) {
+    header.emplace_back("keep_best_window", std::to_string(kept->window()));
+    header.emplace_back("kept_after_update", std::to_string(kept->last_update()));
+  }
   if (run.start) {
     std::string from = run.start_file;  // a header value is one line
     std::replace_if(
@@ -35,6 +39,23 @@ std::vector<std::pair<std::string, std::string>> training_header(TrainRun& run,
     header.emplace_back("fine_tuned_from", from);
   }
   return header;
+}
+
+// The best window training kept on `curve` (A2cOptions::keep_best_window = `window`), said on
+// `out`.
+std::optional<WindowChoice> kept_window(const std::vector<CurvePoint>& curve, int window,
+                                        std::ostream& out) {
+  std::optional<WindowChoice> kept = chosen_window(curve, window);
+  if (kept) {
+    out << fmt::format(
+        "  kept the policy after update {} (updates {} - {}: mean coverage {:.4f})\n",
+        kept->last_update(), kept->last_update() - kept->window() + 1, kept->last_update(),
+        kept->coverage());
+  } else if (window > 0) {
+    out << fmt::format(
+        "  kept the policy of the last update (fewer updates than the window of {})\n", window);
+  }
+  return kept;
 }
 
 }  // namespace
@@ -51,6 +72,7 @@ int run_training(Env& env, TrainRun run, std::ostream& out, std::ostream& err) {
   A2cOptions options;
   options.seed = run.seed;
   options.threads = run.threads;
+  options.keep_best_window = run.keep_best_window;
   options.updates = static_cast<int>((run.episodes + options.envs - 1) / options.envs);
   const int linear_updates =
       !run.start && run.graph
@@ -89,24 +111,25 @@ int run_training(Env& env, TrainRun run, std::ostream& out, std::ostream& err) {
     }
     return interrupts() == 0;
   };
-  std::size_t updates = 0;
+  GraphCurves curves;  // a move policy's curve as `graph`'s
   if (auto* graph = std::get_if<GraphPolicy>(&policy); graph != nullptr && !run.start) {
-    const GraphCurves curves = train_graph_policy(env, *graph, options, linear_updates, progress);
-    updates = curves.linear.size() + curves.graph.size();
+    curves = train_graph_policy(env, *graph, options, linear_updates, progress);
   } else {
-    updates = std::visit(
+    curves.graph = std::visit(
         [&](auto& p) {
-          return train_a2c(env, p, options, [&](const CurvePoint& c) { return progress(c, false); })
-              .size();
+          return train_a2c(env, p, options,
+                           [&](const CurvePoint& c) { return progress(c, false); });
         },
         policy);
   }
   if (interrupts() > 0) {
-    out << fmt::format("interrupted after {} updates: {} not written\n", updates, run.output);
+    out << fmt::format("interrupted after {} updates: {} not written\n",
+                       curves.linear.size() + curves.graph.size(), run.output);
     return interrupt_exit_code();
   }
+  const std::optional<WindowChoice> kept = kept_window(curves.graph, options.keep_best_window, out);
   const std::vector<std::pair<std::string, std::string>> header =
-      training_header(run, options, linear_updates, learning_rate);
+      training_header(run, options, linear_updates, learning_rate, kept);
   const PolicyFile file =
       std::visit([&](const auto& p) { return to_policy_file(p, env, header); }, policy);
   if (Status st = write_policy_file(run.output, file); !st) {

@@ -31,6 +31,18 @@ file(WRITE ${learned_work}/pyse.policy "prowl-policy 1\nsizes=8,1\nactivation=re
 prowl_cli_test(eval_refuses_a_policy_prowl_train_did_not_write EXIT 2
   STDERR "pyse.policy: not a policy prowl train wrote \\(kind=<none>, expected move-policy or graph-policy\\): train one with prowl train"
   COMMAND ${prowl} eval --env maze6 --policy ${learned_work}/pyse.policy)
+# A best window: the policy after the 5 updates of highest mean coverage, and where it was.
+prowl_cli_test(train_keeps_the_best_window EXIT 0
+  STDOUT "  update    20  episodes     320  coverage 0\\.[0-9]+\n  kept the policy after update ([5-9]|1[0-9]|20) \\(updates ([1-9]|1[0-6]) - ([5-9]|1[0-9]|20): mean coverage 0\\.[0-9]+\\)\npolicy written to "
+  FILE ${learned_work}/window.policy
+  FILE_MATCHES "\nlearning_rate=0\\.05\nkeep_best_window=5\nkept_after_update=([5-9]|1[0-9]|20)\nweights "
+  COMMAND ${prowl} train --env maze6 --episodes 320 --seed 3 --keep-best-window 5 -o ${learned_work}/window.policy)
+prowl_cli_test(train_with_a_window_longer_than_the_training EXIT 0
+  STDOUT "  update     2  episodes      32  coverage 0\\.[0-9]+\n  kept the policy of the last update \\(fewer updates than the window of 5\\)\npolicy written to "
+  COMMAND ${prowl} train --env maze6 --episodes 32 --keep-best-window 5 -o ${learned_work}/short-window.policy)
+prowl_cli_test(train_refuses_a_negative_window EXIT 2
+  STDERR "--keep-best-window: Value -1 not in range 0 to 1000000"
+  COMMAND ${prowl} train --env maze6 --episodes 32 --keep-best-window -1 -o ${learned_work}/none.policy)
 prowl_cli_test(train_needs_an_episode EXIT 2
   STDERR "prowl train: --episodes 0: train for at least one episode"
   COMMAND ${prowl} train --env maze6 --episodes 0 -o ${learned_work}/none.policy)
@@ -49,6 +61,12 @@ prowl_cli_test(eval_ablation_trains_each_history_summary EXIT 0
 prowl_cli_test(eval_ablation_with_local_information EXIT 0
   STDOUT "  node-nonAR 0\\.[0-9]+ [^\n]*trained 1 updates of 16; local information\\)\n.*  graph-AR 0\\.[0-9]+ [^\n]*; local information\\)\n$"
   COMMAND ${prowl} eval --env maze6 --mode bump --ablation --information local --episodes 16 --graphs 2 --seeds 1)
+prowl_cli_test(eval_ablation_keeps_each_variants_best_window EXIT 0
+  STDOUT "  node-nonAR 0\\.[0-9]+ [^\n]*trained 3 updates of 16; local information; kept after update [1-3]\\)\n.*  graph-AR 0\\.[0-9]+ [^\n]*; local information; kept after update [1-3]\\)\n$"
+  COMMAND ${prowl} eval --env maze6 --ablation --information local --episodes 48 --keep-best-window 1 --graphs 2 --seeds 1)
+prowl_cli_test(eval_keep_best_window_needs_the_ablation EXIT 2
+  STDERR "--keep-best-window requires --ablation"
+  COMMAND ${prowl} eval --env maze6 --keep-best-window 3 --policy ${learned_work}/maze.policy)
 prowl_cli_test(eval_information_needs_the_ablation EXIT 2
   STDERR "--information requires --ablation"
   COMMAND ${prowl} eval --env maze6 --information local --policy ${learned_work}/maze.policy)
@@ -125,6 +143,11 @@ if(DEFINED counters)
     FILE ${learned_work}/counters.policy
     FILE_MATCHES "\nenv=model\nmode=vision\nmodel=counters\nmodel_states=9\nbudget=10\noption.k=2\noption.n=3\nseed=1\nepisodes=160\n"
     COMMAND ${counters} train -o ${learned_work}/counters.policy --k 2 --n 3 --episodes 160 --budget 10)
+  prowl_cli_test(counters_train_keeps_the_best_window EXIT 0
+    STDOUT "  update    10  episodes     160  coverage [01]\\.[0-9]+\n  kept the policy after update ([3-9]|10) \\(updates ([1-8]) - ([3-9]|10): mean coverage [01]\\.[0-9]+\\)\npolicy written to "
+    FILE ${learned_work}/counters-window.policy
+    FILE_MATCHES "\nkeep_best_window=3\nkept_after_update=([3-9]|10)\n"
+    COMMAND ${counters} train -o ${learned_work}/counters-window.policy --k 2 --n 3 --episodes 160 --budget 10 --keep-best-window 3)
   prowl_cli_test(counters_explores_with_its_own_policy EXIT 0
     STDOUT "counters: no findings. 64 states, 288 transitions, 288 steps in [0-9.]+ s \\(exhausted, seed 2\\)\n$"
     COMMAND ${counters} --k 3 --n 4 --seed 2 --quiet --strategy learned --policy ${learned_work}/counters.policy)

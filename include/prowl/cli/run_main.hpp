@@ -19,11 +19,13 @@
 // A third trains the learned strategy's policy on the model itself (docs/learned.md, "On your
 // own model"):
 //
-//   PROGRAM train -o FILE [--episodes N] [--budget T] [--states N] [--from FILE]
+//   PROGRAM train -o FILE [--episodes N] [--budget T] [--states N] [--keep-best-window B]
+//                 [--from FILE]
 //                                   explores the model's graph breadth first (up to --states
 //                                   steps), trains a move policy on it by A2C (episodes of T
 //                                   steps from the initial state), or fine-tunes --from's, and
 //                                   writes it for PROGRAM --strategy learned --policy FILE
+//                                   (the policy after its best B updates in a row with B)
 //
 // The program's own flags (add_int_flag) are written into each trace as NAME=VALUE and, unless
 // given on the command line, taken from the trace by replay and shrink, so the model is built as

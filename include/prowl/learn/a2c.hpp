@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -102,6 +103,27 @@ struct CurvePoint {
   int update = 0;
   double coverage = 0;  // mean final coverage of that update's episodes
 };
+
+// The window A2cOptions::keep_best_window chooses, found update by update: add() each update's
+// point in turn, with the curve up to it; add() is true when the window of `window` updates ending
+// there is the best so far (the first of equal ones), and training then keeps that policy.
+class WindowChoice {
+ public:
+  explicit WindowChoice(int window);  // REQUIRES: window >= 1
+  bool add(std::span<const CurvePoint> so_far);
+  bool chosen() const { return last_update_ > 0; }
+  int last_update() const { return last_update_; }  // of the chosen window (0: none yet)
+  int window() const { return static_cast<int>(window_); }
+  double coverage() const { return best_sum_ / static_cast<double>(window_); }  // its mean
+
+ private:
+  std::size_t window_;
+  double sum_ = 0, best_sum_ = 0;
+  int last_update_ = 0;
+};
+// The window training with keep_best_window = `window` keeps on `curve`: nullopt for window 0 or a
+// curve shorter than the window.
+std::optional<WindowChoice> chosen_window(const std::vector<CurvePoint>& curve, int window);
 
 // Trains `policy` on episodes of `env` (reset to training graphs). Calls `progress` after each
 // update; training stops early when it returns false. Returns the learning curve.

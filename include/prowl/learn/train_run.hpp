@@ -21,6 +21,11 @@ inline constexpr std::string_view kLinearEpisodesHelp =
     "--network graph: train the linear move scorer this many episodes first and start the graph "
     "policy from it (default 32000; 0: from its own first weights)";
 
+// The --keep-best-window flag's help (prowl train, prowl eval --ablation, PROGRAM train).
+inline constexpr std::string_view kKeepBestWindowHelp =
+    "keep the policy as it was after the B consecutive updates of highest mean training coverage "
+    "(a guard against a late collapse; default 0: the last update's)";
+
 struct TrainRun {
   std::string program;  // "prowl train": the prefix of messages
   std::string title;    // what is trained on, for the first line: "maze6 (vision)"
@@ -34,6 +39,9 @@ struct TrainRun {
   // first, rounded up to updates of 16 (0: none).
   long linear_episodes = static_cast<long>(kLinearStartUpdates) * 16;
   int threads = 1;
+  // A2cOptions::keep_best_window (0: the policy of the last update). A graph policy's linear
+  // start keeps its own best window too.
+  int keep_best_window = 0;
   std::string output;
   // A policy to go on training (fine-tuning) instead of a new one, and the file it came from.
   std::optional<AnyPolicy> start;
@@ -43,7 +51,8 @@ struct TrainRun {
 };
 
 // Trains, prints "PROGRAM: TITLE, U updates of 16 episodes, seed S" (", after a linear start of
-// L updates" and its line "  linear start  coverage C" with one), twenty curve lines and "policy
+// L updates" and its line "  linear start  coverage C" with one), twenty curve lines, with a best
+// window "  kept the policy after update E (updates F - E: mean coverage C)", and "policy
 // written to FILE" on `out`, errors on `err`. Returns the exit code: 0; 130/143/129 when
 // a signal stopped it between updates (the file is left as it was); 2 or 3 when the file cannot
 // be written. Interrupt handlers must be installed (prowl/core/interrupt.hpp).

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <variant>
@@ -249,12 +251,43 @@ TEST(A2c, KeepBestWindowLeavesThePolicyAfterTheBestWindowOfTrainingUpdates) {
     }
   }
   ASSERT_LT(best_end, 40u) << "the test needs a best window before the last";
+  const std::optional<WindowChoice> chosen = chosen_window(curve, 5);
+  ASSERT_TRUE(chosen.has_value());
+  EXPECT_EQ(chosen->last_update(), static_cast<int>(best_end));
   const auto stopped = train(static_cast<int>(best_end), 0, nullptr);
   const auto last = train(40, 0, nullptr);
   ASSERT_EQ(kept.size(), stopped.size());
   EXPECT_EQ(kept[0].weights, stopped[0].weights);
   EXPECT_EQ(kept[0].bias, stopped[0].bias);
   EXPECT_NE(kept[0].weights, last[0].weights);
+}
+
+TEST(A2c, ChosenWindowIsTheFirstOfTheBestMeans) {
+  const std::vector<CurvePoint> curve = {{1, 0.25}, {2, 0.5}, {3, 0.75}, {4, 0.25},
+                                         {5, 0.5},  {6, 1.0}, {7, 0.0},  {8, 0.5}};
+  // Windows of 2: 0.75, 1.25, 1.0, 0.75, 1.5, 1.0, 0.5; the best ends at update 6.
+  std::optional<WindowChoice> two = chosen_window(curve, 2);
+  ASSERT_TRUE(two.has_value());
+  EXPECT_EQ(two->last_update(), 6);
+  EXPECT_EQ(two->coverage(), 0.75);
+  // Windows of 3: 1.5, 1.5, 1.5, 1.75, 1.5, 1.5; the best ends at update 6.
+  EXPECT_EQ(chosen_window(curve, 3)->last_update(), 6);
+  // Of equal windows the first: windows of 1 over {0.5, 1.0, 1.0}.
+  EXPECT_EQ(chosen_window({{1, 0.5}, {2, 1.0}, {3, 1.0}}, 1)->last_update(), 2);
+  // The whole curve as one window.
+  std::optional<WindowChoice> all = chosen_window(curve, 8);
+  ASSERT_TRUE(all.has_value());
+  EXPECT_EQ(all->last_update(), 8);
+  EXPECT_EQ(all->coverage(), 3.75 / 8);
+  EXPECT_FALSE(chosen_window(curve, 9).has_value());
+  EXPECT_FALSE(chosen_window(curve, 0).has_value());
+  // Update by update: add() says when a window is the best so far.
+  WindowChoice online(2);
+  std::vector<bool> best;
+  for (std::size_t n = 1; n <= curve.size(); ++n) {
+    best.push_back(online.add(std::span<const CurvePoint>(curve.data(), n)));
+  }
+  EXPECT_EQ(best, (std::vector<bool>{false, true, true, false, false, true, false, false}));
 }
 
 TEST(Features, DescribeEachMoveFromTheMemoryOnly) {
