@@ -420,37 +420,20 @@ namespace {
 
 // The flags run_main defines itself, for any command: a program's own flag may not take one.
 void check_own_flag_name(const std::string& name) {
-  static constexpr std::string_view kReserved[] = {"--help",
-                                                   "--strategy",
-                                                   "--seed",
-                                                   "--max-steps",
-                                                   "--max-depth",
-                                                   "--time-limit",
-                                                   "--progress-every",
-                                                   "--workers",
-                                                   "--coverage-target",
-                                                   "--stop-on-first",
-                                                   "--shrink",
-                                                   "--report",
-                                                   "--trace-dir",
-                                                   "--weight",
-                                                   "--policy",
-                                                   "--walk",
-                                                   "--quiet",
-                                                   "--list-actions",
-                                                   "--version",
-                                                   "--output",
-                                                   "--episodes",
-                                                   "--budget",
-                                                   "--states",
-                                                   "--hidden",
-                                                   "--network",
-                                                   "--threads",
-                                                   "--from",
-                                                   "--memory-limit",
-                                                   "--mpi",
-                                                   "--linear-episodes",
-                                                   "--keep-best-window"};
+  // clang-format off
+  static constexpr std::string_view kReserved[] = {
+      "--help",           "--strategy",  "--keep-best-window",
+      "--max-steps",      "--max-depth", "--time-limit",
+      "--progress-every", "--workers",   "--coverage-target",
+      "--stop-on-first",  "--shrink",    "--report",
+      "--trace-dir",      "--weight",    "--policy",
+      "--walk",           "--quiet",     "--list-actions",
+      "--version",        "--output",    "--episodes",
+      "--budget",         "--states",    "--hidden",
+      "--network",        "--threads",   "--from",
+      "--memory-limit",   "--mpi",       "--linear-episodes",
+      "--seed"};
+  // clang-format on
   PROWL_CHECK(std::find(std::begin(kReserved), std::end(kReserved), name) == std::end(kReserved),
               "flag " + name +
                   " is one of run_main's own (prowl/cli/run_main.hpp); give the "
