@@ -95,12 +95,13 @@ std::size_t Graph::append_level(std::size_t n, std::uint32_t depth) {
   }
   const std::size_t in_table = fps_.size();
   const std::size_t total = in_table + n;
-  fps_.resize(total, Fingerprint{});
-  parents_.resize(total, kNoState);
+  // Not written here: set_state() writes each, on the threads that add the states.
+  fps_.extend(total);
+  parents_.extend(total);
   if (narrow_actions_) {
-    actions16_.resize(total, 0xffff);
+    actions16_.extend(total);
   } else {
-    actions_.resize(total, kNoAction);
+    actions_.extend(total);
   }
   if (total * 4 < table_size_ * 3) return 0;
   new_table();

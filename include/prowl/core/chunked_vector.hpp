@@ -31,6 +31,14 @@ class ChunkedVector {
     while (size_ < n) push_back(value);
     size_ = n;
   }
+  // Grows to n elements without writing them: the caller writes each new element before reading
+  // it (a fresh chunk reads as zero bytes; one left by resize() to fewer holds its old values).
+  // Spares the pass over new memory that resize() makes, and leaves its first touch (the page
+  // faults and the zeroing of fresh pages) to whoever writes the elements.
+  void extend(std::size_t n) {
+    while (chunks_.size() * kChunk < n) chunks_.emplace_back(kChunk);
+    if (n > size_) size_ = n;
+  }
   void clear() {
     chunks_.clear();
     size_ = 0;

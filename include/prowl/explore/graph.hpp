@@ -61,7 +61,8 @@ class Graph final : public StateTree {
   // a part enters only the fingerprints part_of() gives it, and writes only its own range of
   // slots, so no slot is written by two threads and no write is atomic. When the table had to
   // grow, append_level() returns the number of states before it, which the parts enter again
-  // (TablePart::enter_old); else 0. Nothing else may run meanwhile.
+  // (TablePart::enter_old); else 0. Nothing else may run meanwhile. REQUIRES: set_state() for
+  // each new state before anything reads it (append_level() does not write them).
   std::size_t append_level(std::size_t n, std::uint32_t depth);
   // Writes state s's fingerprint, parent and parent action (not its table slot).
   void set_state(StateId s, const Fingerprint& fp, StateId parent, ActionId action);

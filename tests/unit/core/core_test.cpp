@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "prowl/core/chunked_vector.hpp"
 #include "prowl/core/context.hpp"
 #include "prowl/core/exit_code.hpp"
 #include "prowl/core/fingerprint.hpp"
@@ -91,6 +92,29 @@ TEST(HugeArray, IsZeroFilledMovableAndAlignedForHugePagesFrom2MiB) {
   detail::HugeArray<std::uint64_t> none;
   EXPECT_EQ(none.size(), 0u);
   EXPECT_EQ(none.begin(), none.end());
+}
+
+TEST(ChunkedVector, ExtendGrowsOverChunksKeepingWhatItHolds) {
+  detail::ChunkedVector<std::uint32_t, 4> v;  // chunks of 16
+  v.resize(5, 9);
+  v.extend(40);  // into a third chunk, nothing written
+  ASSERT_EQ(v.size(), 40u);
+  EXPECT_EQ(v.memory_bytes(), 3u * 16 * sizeof(std::uint32_t));
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(v[i], 9u);
+  for (std::size_t i = 5; i < 40; ++i) EXPECT_EQ(v[i], 0u) << i;  // fresh memory
+  v[39] = 7;
+  v.extend(20);  // never shrinks
+  EXPECT_EQ(v.size(), 40u);
+  EXPECT_EQ(v[39], 7u);
+  v.push_back(3);
+  EXPECT_EQ(v.size(), 41u);
+  EXPECT_EQ(v[40], 3u);
+  EXPECT_EQ(v.memory_bytes(), 3u * 16 * sizeof(std::uint32_t));
+  v.extend(48);  // exactly three chunks
+  EXPECT_EQ(v.memory_bytes(), 3u * 16 * sizeof(std::uint32_t));
+  v.push_back(1);  // the first of a fourth
+  EXPECT_EQ(v.memory_bytes(), 4u * 16 * sizeof(std::uint32_t));
+  EXPECT_EQ(v[48], 1u);
 }
 
 TEST(Hasher, SeedChangesTheFingerprint) {
