@@ -13,9 +13,9 @@ inline void relax() {
 #endif
 }
 
-// A waiting member spins about 20 to 50 microseconds, then yields its CPU a few times (to a
-// member that has not arrived yet, when there are more members than CPUs), then sleeps.
-constexpr int kSpins = 1 << 10;
+// A waiting member spins (Team::kShortSpins: about 20 to 50 microseconds), then yields its CPU a
+// few times (to a member that has not arrived yet, when there are more members than CPUs), then
+// sleeps.
 constexpr int kYields = 16;
 
 }  // namespace
@@ -29,7 +29,7 @@ void SpinBarrier::arrive_and_wait() {
     generation_.notify_all();
     return;
   }
-  for (int i = 0; i < kSpins; ++i) {
+  for (int i = 0; i < spins_; ++i) {
     if (generation_.load(std::memory_order_acquire) != generation) return;
     relax();
   }
@@ -42,11 +42,11 @@ void SpinBarrier::arrive_and_wait() {
   }
 }
 
-Team::Team(unsigned members)
+Team::Team(unsigned members, unsigned cpus)
     : members_(members < 1 ? 1 : members),
-      start_(members_),
-      mid_(members_),
-      done_(members_),
+      start_(members_, members_ <= cpus ? kLongSpins : kShortSpins),
+      mid_(members_, members_ <= cpus ? kLongSpins : kShortSpins),
+      done_(members_, members_ <= cpus ? kLongSpins : kShortSpins),
       errors_(members_) {
   threads_.reserve(members_ - 1);
   for (unsigned m = 1; m < members_; ++m) threads_.emplace_back([this, m] { serve(m); });

@@ -13,7 +13,7 @@ namespace prowl::detail {
 namespace {
 
 TEST(Team, EveryMemberRunsEveryJobOnceOnItsOwnThread) {
-  Team team(3);
+  Team team(3, /*cpus=*/64);  // long spins
   ASSERT_EQ(team.size(), 3u);
   std::vector<int> runs(3, 0);
   std::vector<std::thread::id> ids(3);
@@ -31,7 +31,7 @@ TEST(Team, EveryMemberRunsEveryJobOnceOnItsOwnThread) {
 }
 
 TEST(Team, MembersShareWorkThroughAnAtomicCounter) {
-  Team team(4);
+  Team team(4, /*cpus=*/2);  // more members than CPUs: short spins
   std::vector<int> done(1000, 0);
   std::atomic<std::size_t> next{0};
   team.run([&](unsigned) {
@@ -41,7 +41,7 @@ TEST(Team, MembersShareWorkThroughAnAtomicCounter) {
 }
 
 TEST(Team, AMembersExceptionComesBackFromRun) {
-  Team team(2);
+  Team team(2, /*cpus=*/2);
   EXPECT_THROW(team.run([](unsigned m) {
     if (m == 1) throw std::runtime_error("member 1 failed");
   }),
@@ -53,7 +53,7 @@ TEST(Team, AMembersExceptionComesBackFromRun) {
 }
 
 TEST(Team, ASecondPhaseRunsOnEveryMemberAfterTheFirstOnAll) {
-  Team team(3);
+  Team team(3, /*cpus=*/1);
   std::vector<int> first(3, 0);
   std::vector<int> seen(3, -1);
   for (int job = 1; job <= 50; ++job) {
@@ -64,7 +64,7 @@ TEST(Team, ASecondPhaseRunsOnEveryMemberAfterTheFirstOnAll) {
 }
 
 TEST(Team, AFirstPhaseThatThrowsSkipsTheSecondAndLeavesNoMemberWaiting) {
-  Team team(3);
+  Team team(3, /*cpus=*/3);
   for (unsigned thrower : {0u, 2u}) {
     std::atomic<int> second{0};
     EXPECT_THROW(team.run(
@@ -80,10 +80,13 @@ TEST(Team, AFirstPhaseThatThrowsSkipsTheSecondAndLeavesNoMemberWaiting) {
   EXPECT_EQ(calls.load(), 6);
 }
 
-TEST(SpinBarrier, NoMemberPassesBeforeEveryMemberArrived) {
+// At each spin length, none included (every wait then yields and sleeps).
+class SpinBarrierTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(SpinBarrierTest, NoMemberPassesBeforeEveryMemberArrived) {
   constexpr unsigned kMembers = 3;
   constexpr int kRounds = 2000;
-  SpinBarrier barrier(kMembers);
+  SpinBarrier barrier(kMembers, GetParam());
   std::atomic<int> arrived{0};
   std::atomic<int> early{0};
   std::vector<std::thread> threads;
@@ -105,8 +108,11 @@ TEST(SpinBarrier, NoMemberPassesBeforeEveryMemberArrived) {
   EXPECT_EQ(arrived.load(), static_cast<int>(kMembers) * kRounds);
 }
 
+INSTANTIATE_TEST_SUITE_P(Spins, SpinBarrierTest,
+                         ::testing::Values(0, Team::kShortSpins, Team::kLongSpins));
+
 TEST(Team, OneMemberIsTheCallerAlone) {
-  Team team(1);
+  Team team(1, /*cpus=*/1);
   std::thread::id id;
   team.run([&](unsigned m) {
     EXPECT_EQ(m, 0u);
