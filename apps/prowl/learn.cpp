@@ -108,7 +108,7 @@ int train_command(int argc, char** argv) {
   int keep_window = 0;
   app.add_option("--keep-best-window", keep_window, std::string(learn::kKeepBestWindowHelp))
       ->type_name("B")
-      ->check(CLI::Range(0, 1'000'000));
+      ->check(CLI::Range(0, learn::kMaxKeepBestWindow));
   std::string from;
   app.add_option("--from", from,
                  "go on training this policy file (fine-tuning; its network's sizes are kept, "
@@ -200,11 +200,9 @@ int eval_command(int argc, char** argv) {
       ->needs(ablation_flag);
   int keep_window = 0;
   app.add_option("--keep-best-window", keep_window,
-                 "--ablation: each variant's training keeps its policy as it was after the B "
-                 "consecutive updates of highest mean training coverage (default 0: the last "
-                 "update's)")
+                 "--ablation: each variant's training: " + std::string(learn::kKeepBestWindowHelp))
       ->type_name("B")
-      ->check(CLI::Range(0, 1'000'000))
+      ->check(CLI::Range(0, learn::kMaxKeepBestWindow))
       ->needs(ablation_flag);
   app.add_option("--train-seed", train_seed, "--ablation: the training seed (default 1)")
       ->check(CLI::Range(std::uint64_t{0}, learn::kMaxTrainingSeed))
@@ -313,7 +311,10 @@ int eval_command(int argc, char** argv) {
                           : linear_updates == 0
                               ? ""
                               : fmt::format(" after a linear start of {}", linear_updates),
-                          kept ? fmt::format("; kept after update {}", kept->last_update()) : ""));
+                          kept ? fmt::format("; kept after update {}", kept->last_update())
+                          : keep_window > 0
+                              ? fmt::format("; kept the last update (fewer than {})", keep_window)
+                              : ""));
       if (interrupts() > 0) return interrupt_exit_code();
     }
   }

@@ -275,7 +275,7 @@ void CommandLine::Impl::build_train_app() {
       ->check(CLI::Range(0L, 1'000'000'000L));
   app->add_option("--keep-best-window", keep_best_window, std::string(learn::kKeepBestWindowHelp))
       ->type_name("B")
-      ->check(CLI::Range(0, 1'000'000));
+      ->check(CLI::Range(0, learn::kMaxKeepBestWindow));
   app->add_option("--threads", threads, "play each update's episodes over N threads (default 2)")
       ->type_name("N")
       ->check(CLI::Range(1, 64));

@@ -432,7 +432,7 @@ void check_own_flag_name(const std::string& name) {
       "--budget",         "--states",    "--hidden",
       "--network",        "--threads",   "--from",
       "--memory-limit",   "--mpi",       "--linear-episodes",
-      "--seed"};
+      "--seed",           "--color"};
   // clang-format on
   PROWL_CHECK(std::find(std::begin(kReserved), std::end(kReserved), name) == std::end(kReserved),
               "flag " + name +

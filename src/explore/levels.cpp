@@ -235,10 +235,8 @@ Status Explorer::Impl::Levels::start() {
   chunk_states = std::clamp<std::size_t>(
       (std::size_t{1} << kRefIndexBits) / std::max<std::size_t>(1, x.model.actions().size()), 1,
       256);
-  if (threads > 1) {
-    team = std::make_unique<detail::Team>(
-        threads, static_cast<unsigned>(std::max<std::size_t>(1, detail::thread_cpus().size())));
-  }
+  const auto cpus = static_cast<unsigned>(detail::thread_cpus().size());  // 0: unknown, short spins
+  if (threads > 1) team = std::make_unique<detail::Team>(threads, cpus);
   // The root was expanded by the one-thread code (its actions marked unexplored and counted as
   // enabled): the levels run them, and do not count them again.
   std::vector<ActionId> root_actions;

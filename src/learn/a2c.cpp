@@ -27,10 +27,12 @@ WindowChoice::WindowChoice(int window) : window_(static_cast<std::size_t>(window
 }
 
 bool WindowChoice::add(std::span<const CurvePoint> so_far) {
-  PROWL_CHECK(!so_far.empty(), "WindowChoice::add: the curve up to an update");
+  PROWL_CHECK(so_far.size() == points_ + 1, "WindowChoice::add: the curve one point longer");
+  points_ = so_far.size();
   sum_ += so_far.back().coverage;
   if (so_far.size() > window_) sum_ -= so_far[so_far.size() - 1 - window_].coverage;
-  if (so_far.size() < window_ || (chosen() && sum_ <= best_sum_)) return false;
+  if (so_far.size() < window_ || (chosen_ && !(sum_ > best_sum_))) return false;
+  chosen_ = true;
   best_sum_ = sum_;
   last_update_ = so_far.back().update;
   return true;

@@ -12,11 +12,19 @@ namespace prowl::learn {
 
 namespace {
 
+// The windows training kept: of a graph policy's linear start, and of the last stage.
+struct KeptWindows {
+  std::optional<WindowChoice> linear;
+  std::optional<WindowChoice> last;
+};
+
 // The policy file's header lines after kind, features, env and mode: the run's own, then what
 // the training was.
-std::vector<std::pair<std::string, std::string>> training_header(
-    TrainRun& run, const A2cOptions& options, int linear_updates, double learning_rate,
-    const std::optional<WindowChoice>& kept) {
+std::vector<std::pair<std::string, std::string>> training_header(TrainRun& run,
+                                                                 const A2cOptions& options,
+                                                                 int linear_updates,
+                                                                 double learning_rate,
+                                                                 const KeptWindows& kept) {
   std::vector<std::pair<std::string, std::string>> header = std::move(run.header);
   header.insert(header.end(),
                 {{"seed", std::to_string(run.seed)},
@@ -28,10 +36,13 @@ std::vector<std::pair<std::string, std::string>> training_header(
     header.emplace_back("linear_episodes",
                         std::to_string(static_cast<long>(linear_updates) * options.envs));
   }
-  if (kept) {
-    header.emplace_back("keep_best_window", std::to_string(kept->window()));
-    header.emplace_back("kept_after_update", std::to_string(kept->last_update()));
+  if (options.keep_best_window > 0) {
+    header.emplace_back("keep_best_window", std::to_string(options.keep_best_window));
   }
+  if (kept.linear) {
+    header.emplace_back("linear_kept_after_update", std::to_string(kept.linear->last_update()));
+  }
+  if (kept.last) header.emplace_back("kept_after_update", std::to_string(kept.last->last_update()));
   if (run.start) {
     std::string from = run.start_file;  // a header value is one line
     std::replace_if(
@@ -41,11 +52,15 @@ std::vector<std::pair<std::string, std::string>> training_header(
   return header;
 }
 
-// The best window training kept on `curve` (A2cOptions::keep_best_window = `window`), said on
-// `out`.
-std::optional<WindowChoice> kept_window(const std::vector<CurvePoint>& curve, int window,
-                                        std::ostream& out) {
-  std::optional<WindowChoice> kept = chosen_window(curve, window);
+// The best windows training kept (A2cOptions::keep_best_window = `window`) on the linear start's
+// curve and on the last stage's, said on `out`.
+KeptWindows kept_windows(const GraphCurves& curves, int window, std::ostream& out) {
+  KeptWindows both{chosen_window(curves.linear, window), chosen_window(curves.graph, window)};
+  if (both.linear) {
+    out << fmt::format("  the linear start: kept the policy after its update {}\n",
+                       both.linear->last_update());
+  }
+  const std::optional<WindowChoice>& kept = both.last;
   if (kept) {
     out << fmt::format(
         "  kept the policy after update {} (updates {} - {}: mean coverage {:.4f})\n",
@@ -55,7 +70,7 @@ std::optional<WindowChoice> kept_window(const std::vector<CurvePoint>& curve, in
     out << fmt::format(
         "  kept the policy of the last update (fewer updates than the window of {})\n", window);
   }
-  return kept;
+  return both;
 }
 
 }  // namespace
@@ -127,7 +142,7 @@ int run_training(Env& env, TrainRun run, std::ostream& out, std::ostream& err) {
                        curves.linear.size() + curves.graph.size(), run.output);
     return interrupt_exit_code();
   }
-  const std::optional<WindowChoice> kept = kept_window(curves.graph, options.keep_best_window, out);
+  const KeptWindows kept = kept_windows(curves, options.keep_best_window, out);
   const std::vector<std::pair<std::string, std::string>> header =
       training_header(run, options, linear_updates, learning_rate, kept);
   const PolicyFile file =

@@ -37,8 +37,21 @@ prowl_cli_test(train_keeps_the_best_window EXIT 0
   FILE ${learned_work}/window.policy
   FILE_MATCHES "\nlearning_rate=0\\.05\nkeep_best_window=5\nkept_after_update=([5-9]|1[0-9]|20)\nweights "
   COMMAND ${prowl} train --env maze6 --episodes 320 --seed 3 --keep-best-window 5 -o ${learned_work}/window.policy)
+# A window as long as the training: the last update's policy, whatever the curve.
+prowl_cli_test(train_keeps_a_window_of_the_whole_training EXIT 0
+  STDOUT "  update    20  episodes     320  coverage 0\\.[0-9]+\n  kept the policy after update 20 \\(updates 1 - 20: mean coverage 0\\.[0-9]+\\)\npolicy written to "
+  FILE ${learned_work}/whole-window.policy
+  FILE_MATCHES "\nkeep_best_window=20\nkept_after_update=20\nweights "
+  COMMAND ${prowl} train --env maze6 --episodes 320 --seed 3 --keep-best-window 20 -o ${learned_work}/whole-window.policy)
+prowl_cli_test(train_keeps_the_linear_starts_window_too EXIT 0
+  STDOUT "  linear start  coverage 0\\.[0-9]+\n  update     1 [^\n]*\n  update     2 [^\n]*\n  the linear start: kept the policy after its update [23]\n  kept the policy after update 2 \\(updates 1 - 2: mean coverage 0\\.[0-9]+\\)\npolicy written to "
+  FILE ${learned_work}/graph-window.policy
+  FILE_MATCHES "\nlinear_episodes=48\nkeep_best_window=2\nlinear_kept_after_update=[23]\nkept_after_update=2\n"
+  COMMAND ${prowl} train --env er-app --network graph --episodes 32 --linear-episodes 48 --keep-best-window 2 --seed 5 -o ${learned_work}/graph-window.policy)
 prowl_cli_test(train_with_a_window_longer_than_the_training EXIT 0
   STDOUT "  update     2  episodes      32  coverage 0\\.[0-9]+\n  kept the policy of the last update \\(fewer updates than the window of 5\\)\npolicy written to "
+  FILE ${learned_work}/short-window.policy
+  FILE_MATCHES "\nlearning_rate=0\\.05\nkeep_best_window=5\nweights "
   COMMAND ${prowl} train --env maze6 --episodes 32 --keep-best-window 5 -o ${learned_work}/short-window.policy)
 prowl_cli_test(train_refuses_a_negative_window EXIT 2
   STDERR "--keep-best-window: Value -1 not in range 0 to 1000000"
@@ -62,8 +75,11 @@ prowl_cli_test(eval_ablation_with_local_information EXIT 0
   STDOUT "  node-nonAR 0\\.[0-9]+ [^\n]*trained 1 updates of 16; local information\\)\n.*  graph-AR 0\\.[0-9]+ [^\n]*; local information\\)\n$"
   COMMAND ${prowl} eval --env maze6 --mode bump --ablation --information local --episodes 16 --graphs 2 --seeds 1)
 prowl_cli_test(eval_ablation_keeps_each_variants_best_window EXIT 0
-  STDOUT "  node-nonAR 0\\.[0-9]+ [^\n]*trained 3 updates of 16; local information; kept after update [1-3]\\)\n.*  graph-AR 0\\.[0-9]+ [^\n]*; local information; kept after update [1-3]\\)\n$"
-  COMMAND ${prowl} eval --env maze6 --ablation --information local --episodes 48 --keep-best-window 1 --graphs 2 --seeds 1)
+  STDOUT "  node-nonAR 0\\.[0-9]+ [^\n]*trained 3 updates of 16; local information; kept after update 3\\)\n.*  graph-AR 0\\.[0-9]+ [^\n]*; local information; kept after update 3\\)\n$"
+  COMMAND ${prowl} eval --env maze6 --ablation --information local --episodes 48 --keep-best-window 3 --graphs 2 --seeds 1)
+prowl_cli_test(eval_ablation_says_when_the_window_is_longer EXIT 0
+  STDOUT "  node-nonAR 0\\.[0-9]+ [^\n]*trained 1 updates of 16; local information; kept the last update \\(fewer than 4\\)\\)\n"
+  COMMAND ${prowl} eval --env maze6 --ablation --information local --episodes 16 --keep-best-window 4 --graphs 2 --seeds 1)
 prowl_cli_test(eval_keep_best_window_needs_the_ablation EXIT 2
   STDERR "--keep-best-window requires --ablation"
   COMMAND ${prowl} eval --env maze6 --keep-best-window 3 --policy ${learned_work}/maze.policy)

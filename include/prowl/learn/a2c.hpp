@@ -111,14 +111,16 @@ class WindowChoice {
  public:
   explicit WindowChoice(int window);  // REQUIRES: window >= 1
   bool add(std::span<const CurvePoint> so_far);
-  bool chosen() const { return last_update_ > 0; }
-  int last_update() const { return last_update_; }  // of the chosen window (0: none yet)
+  bool chosen() const { return chosen_; }
+  int last_update() const { return last_update_; }  // of the chosen window (when chosen())
   int window() const { return static_cast<int>(window_); }
   double coverage() const { return best_sum_ / static_cast<double>(window_); }  // its mean
 
  private:
   std::size_t window_;
   double sum_ = 0, best_sum_ = 0;
+  std::size_t points_ = 0;  // the curve's length at the last add()
+  bool chosen_ = false;
   int last_update_ = 0;
 };
 // The window training with keep_best_window = `window` keeps on `curve`: nullopt for window 0 or a

@@ -21,10 +21,12 @@ inline constexpr std::string_view kLinearEpisodesHelp =
     "--network graph: train the linear move scorer this many episodes first and start the graph "
     "policy from it (default 32000; 0: from its own first weights)";
 
-// The --keep-best-window flag's help (prowl train, prowl eval --ablation, PROGRAM train).
+// The --keep-best-window flag's help (prowl train, prowl eval --ablation, PROGRAM train), and
+// its largest value.
 inline constexpr std::string_view kKeepBestWindowHelp =
     "keep the policy as it was after the B consecutive updates of highest mean training coverage "
     "(a guard against a late collapse; default 0: the last update's)";
+inline constexpr int kMaxKeepBestWindow = 1'000'000;
 
 struct TrainRun {
   std::string program;  // "prowl train": the prefix of messages
@@ -52,8 +54,9 @@ struct TrainRun {
 
 // Trains, prints "PROGRAM: TITLE, U updates of 16 episodes, seed S" (", after a linear start of
 // L updates" and its line "  linear start  coverage C" with one), twenty curve lines, with a best
-// window "  kept the policy after update E (updates F - E: mean coverage C)", and "policy
-// written to FILE" on `out`, errors on `err`. Returns the exit code: 0; 130/143/129 when
+// window "  kept the policy after update E (updates F - E: mean coverage C)" (and, after a linear
+// start, "  the linear start: kept the policy after its update E"), and "policy written to FILE"
+// on `out`, errors on `err`. Returns the exit code: 0; 130/143/129 when
 // a signal stopped it between updates (the file is left as it was); 2 or 3 when the file cannot
 // be written. Interrupt handlers must be installed (prowl/core/interrupt.hpp).
 int run_training(Env& env, TrainRun run, std::ostream& out, std::ostream& err);

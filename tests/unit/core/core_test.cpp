@@ -110,6 +110,12 @@ TEST(ChunkedVector, ExtendGrowsOverChunksKeepingWhatItHolds) {
   EXPECT_EQ(v.size(), 41u);
   EXPECT_EQ(v[40], 3u);
   EXPECT_EQ(v.memory_bytes(), 3u * 16 * sizeof(std::uint32_t));
+  // extend() writes nothing: after a resize() to fewer, the old values are there again.
+  detail::ChunkedVector<std::uint32_t, 4> w;
+  w.resize(20, 9);
+  w.resize(5, 9);
+  w.extend(20);
+  EXPECT_EQ(w[10], 9u);
   v.extend(48);  // exactly three chunks
   EXPECT_EQ(v.memory_bytes(), 3u * 16 * sizeof(std::uint32_t));
   v.push_back(1);  // the first of a fourth

@@ -288,6 +288,12 @@ TEST(A2c, ChosenWindowIsTheFirstOfTheBestMeans) {
     best.push_back(online.add(std::span<const CurvePoint>(curve.data(), n)));
   }
   EXPECT_EQ(best, (std::vector<bool>{false, true, true, false, false, true, false, false}));
+  // A curve numbered from 0: its first window can be the one chosen.
+  EXPECT_EQ(chosen_window({{0, 1.0}, {1, 0.5}}, 1)->last_update(), 0);
+  // add() takes the curve one point longer each time.
+  WindowChoice skipping(2);
+  skipping.add(std::span<const CurvePoint>(curve.data(), 1));
+  EXPECT_THROW(skipping.add(std::span<const CurvePoint>(curve.data(), 3)), LogicError);
 }
 
 TEST(Features, DescribeEachMoveFromTheMemoryOnly) {
