@@ -18,6 +18,10 @@ inline void relax() {
 // sleeps.
 constexpr int kYields = 16;
 
+int spins_for(unsigned members, unsigned cpus) {
+  return members <= cpus ? Team::kLongSpins : Team::kShortSpins;
+}
+
 }  // namespace
 
 void SpinBarrier::arrive_and_wait() {
@@ -44,9 +48,9 @@ void SpinBarrier::arrive_and_wait() {
 
 Team::Team(unsigned members, unsigned cpus)
     : members_(members < 1 ? 1 : members),
-      start_(members_, members_ <= cpus ? kLongSpins : kShortSpins),
-      mid_(members_, members_ <= cpus ? kLongSpins : kShortSpins),
-      done_(members_, members_ <= cpus ? kLongSpins : kShortSpins),
+      start_(members_, spins_for(members_, cpus)),
+      mid_(members_, spins_for(members_, cpus)),
+      done_(members_, spins_for(members_, cpus)),
       errors_(members_) {
   threads_.reserve(members_ - 1);
   for (unsigned m = 1; m < members_; ++m) threads_.emplace_back([this, m] { serve(m); });
