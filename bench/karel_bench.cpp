@@ -5,11 +5,15 @@
 //   RESULT env=karel policy=P inputs=K coverage=MEAN ci=HALF_WIDTH programs=N
 //   Z3 programs=N solved=S coverage_solved=C coverage_all=A paths_truncated=T seconds=SEC
 //   TRAIN policy=learned updates=U programs=P first=C0 last=C1 seconds=SEC WEIGHTS
+//   TRAIN policy=graph|graph_only updates=G programs=P first=C0 last=C1 seconds=SEC
 //   REACHED env=karel coverage=C (the outcomes any input above covered, by program)
 //   DIFF env=karel a=learned b=lazy_greedy inputs=K mean=D ci=HALF_WIDTH (paired by program)
+//   DIFF env=karel a=G b=lazy_greedy|learned inputs=K mean=D ci=HALF_WIDTH (G: graph, graph_only;
+//        with _sampled, against learned_sampled)
 //   PAPER env=karel policy=P inputs=K coverage=C (the paper's figure)
 //
-// usage: karel_bench [--programs N] [--seed FIRST] [--top-paths P] [--train-updates U] [--smoke]
+// usage: karel_bench [--programs N] [--seed FIRST] [--top-paths P] [--train-updates U]
+//                    [--graph-updates G] [--smoke]
 // Program p (p = 0 .. N-1) is random_program(FIRST + p); the inputs of every policy for it are
 // drawn from a generator seeded with FIRST + p. Policies: `random`, random worlds (each cell
 // uniformly a wall, empty or a marker); `lazy_random`, worlds made as the program reads them
@@ -19,14 +23,19 @@
 // loops unrolled at most 3 times; P = 100 as in the paper); `learned`, LazyRun answered by the
 // input policy (karel_policy.hpp) trained first, U updates of 16 programs from seed 1,000,000 on
 // (disjoint from the test programs), each outcome the likelier; C0 and C1 are the sampled
-// episodes' mean joint coverage (5 inputs) over the first and the last tenth of the updates. The
-// 95% interval is 1.96 standard errors over the programs. --smoke: 12 programs, 20 paths, 5
-// updates, for CI.
+// episodes' mean joint coverage (5 inputs) over the first and the last tenth of the updates;
+// `graph`, the same with the GGNN over the program's tree added (karel_graph_policy.hpp), trained
+// G more updates from the learned policy on programs from seed 2,000,000 on (default 300);
+// `graph_only`, the GGNN alone, trained G updates from nothing. Each of the three learned policies
+// also plays with its answers drawn from its probabilities, as in training (P_sampled). The 95%
+// interval is 1.96 standard errors over the programs. --smoke: 12 programs, 20 paths, 5 updates
+// (2 for the GGNN's), for CI.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -34,6 +43,7 @@
 #include <fmt/format.h>
 
 #include "karel.hpp"
+#include "karel_graph_policy.hpp"
 #include "karel_paths.hpp"
 #include "karel_policy.hpp"
 
@@ -44,6 +54,7 @@ struct Flags {
   std::uint64_t seed = 1000;
   int top_paths = 100;
   int train_updates = 1000;
+  int graph_updates = 300;
 };
 
 // The mean and the 95% interval's half width of `values`.
@@ -80,6 +91,27 @@ void lazy_input(const karel::Program& program, karel::Coverage& joint, Pick pick
   joint.merge(run.result().coverage);
 }
 
+// A learned policy as the bench plays it: one input of it on a program, its answers the likelier
+// outcomes or (sampled) drawn from its probabilities.
+struct Player {
+  std::string name;
+  std::function<void(const karel::Program&, const karel::ProgramIndex&, karel::ProgramGraph&,
+                     karel::Coverage&, std::mt19937_64&, bool sampled)>
+      input;
+  // By greedy (0) or sampled (1), then by inputs: the joint coverage, one per program.
+  std::vector<std::vector<double>> rows[2];
+};
+
+// By inputs: a's coverage less b's, program by program.
+std::vector<std::vector<double>> differences(const std::vector<std::vector<double>>& a,
+                                             const std::vector<std::vector<double>>& b) {
+  std::vector<std::vector<double>> d(a.size());
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    for (std::size_t p = 0; p < a[k].size(); ++p) d[k].push_back(a[k][p] - b[k][p]);
+  }
+  return d;
+}
+
 void print_rows(const std::string& policy, const std::vector<int>& inputs,
                 const std::vector<std::vector<double>>& by_inputs) {
   for (std::size_t k = 0; k < inputs.size(); ++k) {
@@ -92,7 +124,7 @@ void print_rows(const std::string& policy, const std::vector<int>& inputs,
 int usage(const std::string& why) {
   fmt::print(stderr,
              "karel_bench: {}\nusage: karel_bench [--programs N] [--seed FIRST] "
-             "[--top-paths P] [--train-updates U] [--smoke]\n",
+             "[--top-paths P] [--train-updates U] [--graph-updates G] [--smoke]\n",
              why);
   return 2;
 }
@@ -107,6 +139,7 @@ int main(int argc, char** argv) {
       flags.programs = 12;
       flags.top_paths = 20;
       flags.train_updates = 5;
+      flags.graph_updates = 2;
       continue;
     }
     if (i + 1 >= argc) return usage(arg + " needs a value");
@@ -124,6 +157,8 @@ int main(int argc, char** argv) {
       flags.top_paths = static_cast<int>(number);
     } else if (arg == "--train-updates") {
       flags.train_updates = static_cast<int>(number);
+    } else if (arg == "--graph-updates") {
+      flags.graph_updates = static_cast<int>(number);
     } else {
       return usage("unknown flag " + arg);
     }
@@ -140,11 +175,48 @@ int main(int argc, char** argv) {
       tenth_mean(log.coverage, false), tenth_mean(log.coverage, true),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - train_start).count(),
       karel::describe(policy));
+  const std::vector<int> lazy_inputs = {1, 2, 3, 4, 5};
+  std::vector<Player> players;
+  players.push_back(
+      {"learned",
+       [&policy](const karel::Program& program, const karel::ProgramIndex& index,
+                 karel::ProgramGraph&, karel::Coverage& joint, std::mt19937_64& rng, bool sampled) {
+         karel::policy_input(program, index, policy, joint, rng, sampled);
+       },
+       {}});
+  // The GGNN over the tree added to the learned policy (graph), and alone (graph_only).
+  std::vector<karel::GraphInputPolicy> graph_policies;
+  graph_policies.reserve(2);
+  for (const bool linear : {true, false}) {
+    karel::GraphTrainOptions graph_training;
+    graph_training.updates = flags.graph_updates;
+    graph_training.linear = linear;
+    karel::PolicyTrainLog graph_log;
+    const auto graph_start = std::chrono::steady_clock::now();
+    const karel::GraphInputPolicy& trained = graph_policies.emplace_back(
+        karel::train_graph_input_policy(policy, graph_training, &graph_log));
+    players.push_back({linear ? "graph" : "graph_only",
+                       [&trained](const karel::Program& program, const karel::ProgramIndex& index,
+                                  karel::ProgramGraph& tree, karel::Coverage& joint,
+                                  std::mt19937_64& rng, bool sampled) {
+                         karel::graph_policy_input(program, index, tree, trained, joint, rng,
+                                                   sampled);
+                       },
+                       {}});
+    fmt::print(
+        "TRAIN policy={} updates={} programs={} first={:.3f} last={:.3f} seconds={:.1f}\n",
+        players.back().name, graph_training.updates,
+        graph_training.updates * graph_training.programs_per_update,
+        tenth_mean(graph_log.coverage, false), tenth_mean(graph_log.coverage, true),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - graph_start).count());
+  }
+  for (Player& player : players) {
+    for (auto& rows : player.rows) rows.resize(lazy_inputs.size());
+  }
 
   const std::vector<int> random_inputs = {1, 2, 3, 5, 10, 100};
-  const std::vector<int> lazy_inputs = {1, 2, 3, 4, 5};
   std::vector<std::vector<double>> random(random_inputs.size()), lazy_random(lazy_inputs.size()),
-      lazy_greedy(lazy_inputs.size()), learned(lazy_inputs.size()), gain(lazy_inputs.size());
+      lazy_greedy(lazy_inputs.size());
   int solved = 0, truncated = 0;
   double solved_coverage = 0;
   std::vector<double> z3_all, reached;
@@ -176,14 +248,19 @@ int main(int argc, char** argv) {
       lazy_greedy[k].push_back(greedy.fraction());
     }
     const karel::ProgramIndex index(program);
-    karel::Coverage chosen(program.conditionals);
-    std::mt19937_64 ties(seed);
-    for (std::size_t k = 0; k < lazy_inputs.size(); ++k) {
-      karel::policy_input(program, index, policy, chosen, ties, false);
-      learned[k].push_back(chosen.fraction());
-      gain[k].push_back(chosen.fraction() - lazy_greedy[k].back());
+    karel::ProgramGraph tree(program);
+    for (const karel::Coverage* c : {&joint, &blind, &greedy}) any.merge(*c);
+    for (Player& player : players) {
+      for (const int sampled : {0, 1}) {
+        karel::Coverage chosen(program.conditionals);
+        std::mt19937_64 draws(seed);
+        for (std::size_t k = 0; k < lazy_inputs.size(); ++k) {
+          player.input(program, index, tree, chosen, draws, sampled == 1);
+          player.rows[sampled][k].push_back(chosen.fraction());
+        }
+        any.merge(chosen);
+      }
     }
-    for (const karel::Coverage* c : {&joint, &blind, &greedy, &chosen}) any.merge(*c);
 
     const auto start = std::chrono::steady_clock::now();
     const karel::PathSearchResult found = karel::search_paths(program, paths);
@@ -209,11 +286,25 @@ int main(int argc, char** argv) {
   print_rows("random", random_inputs, random);
   print_rows("lazy_random", lazy_inputs, lazy_random);
   print_rows("lazy_greedy", lazy_inputs, lazy_greedy);
-  print_rows("learned", lazy_inputs, learned);
-  for (std::size_t k = 0; k < lazy_inputs.size(); ++k) {
-    const auto [mean, ci] = mean_ci(gain[k]);
-    fmt::print("DIFF env=karel a=learned b=lazy_greedy inputs={} mean={:+.3f} ci={:.3f}\n",
-               lazy_inputs[k], mean, ci);
+  for (const Player& player : players) {
+    print_rows(player.name, lazy_inputs, player.rows[0]);
+    print_rows(player.name + "_sampled", lazy_inputs, player.rows[1]);
+  }
+  const auto print_diffs = [&](const std::string& a, const std::string& b,
+                               const std::vector<std::vector<double>>& diffs) {
+    for (std::size_t k = 0; k < lazy_inputs.size(); ++k) {
+      const auto [mean, ci] = mean_ci(diffs[k]);
+      fmt::print("DIFF env=karel a={} b={} inputs={} mean={:+.3f} ci={:.3f}\n", a, b,
+                 lazy_inputs[k], mean, ci);
+    }
+  };
+  const Player& learned = players.front();
+  print_diffs("learned", "lazy_greedy", differences(learned.rows[0], lazy_greedy));
+  for (std::size_t i = 1; i < players.size(); ++i) {
+    print_diffs(players[i].name, "lazy_greedy", differences(players[i].rows[0], lazy_greedy));
+    print_diffs(players[i].name, "learned", differences(players[i].rows[0], learned.rows[0]));
+    print_diffs(players[i].name + "_sampled", "learned_sampled",
+                differences(players[i].rows[1], learned.rows[1]));
   }
   fmt::print(
       "Z3 programs={} solved={} coverage_solved={:.3f} coverage_all={:.3f} paths_truncated={} "

@@ -96,27 +96,33 @@ OutcomeFeatures outcome_features(const ProgramIndex& index, const Question& q, b
   return f;
 }
 
-namespace {
-
-OutcomeFeatures difference(const ProgramIndex& index, const Question& q) {
+OutcomeFeatures outcome_difference(const ProgramIndex& index, const Question& q) {
   OutcomeFeatures yes = outcome_features(index, q, true);
   const OutcomeFeatures no = outcome_features(index, q, false);
   for (int k = 0; k < kOutcomeFeatures; ++k) yes[k] -= no[k];
   return yes;
 }
 
-double logit(const OutcomeFeatures& weights, const OutcomeFeatures& diff) {
+double linear_logit(const OutcomeFeatures& weights, const OutcomeFeatures& difference) {
   double z = 0;
-  for (int k = 0; k < kOutcomeFeatures; ++k) z += weights[k] * diff[k];
+  for (int k = 0; k < kOutcomeFeatures; ++k) z += weights[k] * difference[k];
   return z;
 }
+
+namespace {
 
 double sigmoid(double z) { return 1.0 / (1.0 + std::exp(-z)); }
 
 }  // namespace
 
 double InputPolicy::p_true(const ProgramIndex& index, const Question& question) const {
-  return sigmoid(logit(weights, difference(index, question)));
+  return sigmoid(linear_logit(weights, outcome_difference(index, question)));
+}
+
+bool pick_outcome(double logit, double p_true, bool sample, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  if (sample) return uniform(rng) < p_true;
+  return logit != 0 ? logit > 0 : uniform(rng) < 0.5;
 }
 
 Coverage policy_input(const Program& program, const ProgramIndex& index, const InputPolicy& policy,
@@ -124,19 +130,14 @@ Coverage policy_input(const Program& program, const ProgramIndex& index, const I
                       std::vector<Decision>* decisions) {
   LazyRun run(program);
   std::vector<int> asked(static_cast<std::size_t>(program.conditionals), 0);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
   while (const Stmt* s = run.decision()) {
     const Question q{s, &run.result().coverage, &joint, asked[static_cast<std::size_t>(s->id)]++,
                      run.result().steps};
     Decision d;
-    d.difference = difference(index, q);
-    const double z = logit(policy.weights, d.difference);
+    d.difference = outcome_difference(index, q);
+    const double z = linear_logit(policy.weights, d.difference);
     d.p_true = sigmoid(z);
-    if (sample) {
-      d.chose_true = uniform(rng) < d.p_true;
-    } else {
-      d.chose_true = z != 0 ? z > 0 : uniform(rng) < 0.5;
-    }
+    d.chose_true = pick_outcome(z, d.p_true, sample, rng);
     if (decisions != nullptr) decisions->push_back(d);
     run.choose(d.chose_true);
   }
@@ -149,8 +150,6 @@ InputPolicy train_input_policy(const PolicyTrainOptions& options, PolicyTrainLog
   InputPolicy policy;
   OutcomeFeatures m{}, v{};
   constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEpsilon = 1e-8;
-  const auto inputs = static_cast<std::size_t>(options.inputs);
-  const auto samples = static_cast<std::size_t>(options.samples);
   for (int u = 0; u < options.updates; ++u) {
     OutcomeFeatures gradient{};
     double coverage = 0;
@@ -162,34 +161,14 @@ InputPolicy train_input_policy(const PolicyTrainOptions& options, PolicyTrainLog
       const Program program = random_program(seed);
       const ProgramIndex index(program);
       std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
-      // By sample and input: the input's decisions, and the joint coverage still to come from it.
-      std::vector<std::vector<std::vector<Decision>>> made(
-          samples, std::vector<std::vector<Decision>>(inputs));
-      std::vector<std::vector<double>> to_come(samples, std::vector<double>(inputs + 1, 0.0));
-      for (std::size_t s = 0; s < samples; ++s) {
-        Coverage joint(program.conditionals);
-        std::vector<double> after(inputs + 1, 0.0);
-        for (std::size_t k = 0; k < inputs; ++k) {
-          policy_input(program, index, policy, joint, rng, true, &made[s][k]);
-          after[k + 1] = joint.fraction();
-        }
-        for (std::size_t k = 0; k < inputs; ++k) to_come[s][k] = after[inputs] - after[k];
-        coverage += after[inputs];
-      }
-      for (std::size_t s = 0; s < samples; ++s) {
-        for (std::size_t k = 0; k < inputs; ++k) {
-          double others = 0;
-          for (std::size_t t = 0; t < samples; ++t) {
-            if (t != s) others += to_come[t][k];
-          }
-          const double baseline = samples > 1 ? others / static_cast<double>(samples - 1) : 0.0;
-          const double advantage = to_come[s][k] - baseline;
-          for (const Decision& d : made[s][k]) {
-            const double g = advantage * ((d.chose_true ? 1.0 : 0.0) - d.p_true);
+      coverage += reinforce_program<Decision>(
+          program, options.samples, options.inputs,
+          [&](Coverage& joint, std::vector<Decision>* made) {
+            policy_input(program, index, policy, joint, rng, true, made);
+          },
+          [&](const Decision& d, double g) {
             for (int f = 0; f < kOutcomeFeatures; ++f) gradient[f] += g * d.difference[f];
-          }
-        }
-      }
+          });
     }
     const double episodes =
         static_cast<double>(options.programs_per_update) * static_cast<double>(options.samples);

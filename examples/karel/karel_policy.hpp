@@ -67,6 +67,10 @@ struct Question {
 };
 
 OutcomeFeatures outcome_features(const ProgramIndex& index, const Question& question, bool outcome);
+// phi(true) - phi(false): what a linear policy's logit weighs.
+OutcomeFeatures outcome_difference(const ProgramIndex& index, const Question& question);
+// weights . difference.
+double linear_logit(const OutcomeFeatures& weights, const OutcomeFeatures& difference);
 
 struct InputPolicy {
   OutcomeFeatures weights{};
@@ -87,6 +91,49 @@ struct Decision {
 Coverage policy_input(const Program& program, const ProgramIndex& index, const InputPolicy& policy,
                       Coverage& joint, std::mt19937_64& rng, bool sample,
                       std::vector<Decision>* decisions = nullptr);
+
+// Whether to take the true outcome of a question scored `logit`: drawn from p(true) =
+// sigmoid(logit) with `sample`, else the likelier one (a tie by a coin).
+bool pick_outcome(double logit, double p_true, bool sample, std::mt19937_64& rng);
+
+// REINFORCE over one program's episodes, as both input policies train: `samples` episodes of
+// `inputs` inputs each, an input made by make(joint, decisions) (merging it into joint, its
+// decisions appended); each input's decisions are credited, credit(decision, g), with g =
+// advantage x ((chose true) - p(true)), the advantage being the joint coverage still to come from
+// that input on less the mean of the program's other episodes'. Returns the sum of the episodes'
+// final joint coverage.
+template <class Made, class Make, class Credit>
+double reinforce_program(const Program& program, int samples, int inputs, Make&& make,
+                         Credit&& credit) {
+  const auto n = static_cast<std::size_t>(samples), k_inputs = static_cast<std::size_t>(inputs);
+  // By sample and input: the input's decisions, and the joint coverage still to come from it.
+  std::vector<std::vector<std::vector<Made>>> made(n, std::vector<std::vector<Made>>(k_inputs));
+  std::vector<std::vector<double>> to_come(n, std::vector<double>(k_inputs + 1, 0.0));
+  double coverage = 0;
+  for (std::size_t s = 0; s < n; ++s) {
+    Coverage joint(program.conditionals);
+    std::vector<double> after(k_inputs + 1, 0.0);
+    for (std::size_t k = 0; k < k_inputs; ++k) {
+      make(joint, &made[s][k]);
+      after[k + 1] = joint.fraction();
+    }
+    for (std::size_t k = 0; k < k_inputs; ++k) to_come[s][k] = after[k_inputs] - after[k];
+    coverage += after[k_inputs];
+  }
+  for (std::size_t s = 0; s < n; ++s) {
+    for (std::size_t k = 0; k < k_inputs; ++k) {
+      double others = 0;
+      for (std::size_t t = 0; t < n; ++t) {
+        if (t != s) others += to_come[t][k];
+      }
+      const double baseline = n > 1 ? others / static_cast<double>(n - 1) : 0.0;
+      const double advantage = to_come[s][k] - baseline;
+      for (const Made& d : made[s][k])
+        credit(d, advantage * ((d.chose_true ? 1.0 : 0.0) - d.p_true));
+    }
+  }
+  return coverage;
+}
 
 struct PolicyTrainOptions {
   int updates = 300;
