@@ -31,6 +31,7 @@
 // interval is 1.96 standard errors over the programs. --smoke: 12 programs, 20 paths, 5 updates
 // (2 for the GGNN's), for CI.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -99,7 +100,7 @@ struct Player {
                      karel::Coverage&, std::mt19937_64&, bool sampled)>
       input;
   // By greedy (0) or sampled (1), then by inputs: the joint coverage, one per program.
-  std::vector<std::vector<double>> rows[2];
+  std::array<std::vector<std::vector<double>>, 2> rows;
 };
 
 // By inputs: a's coverage less b's, program by program.
@@ -184,18 +185,26 @@ int main(int argc, char** argv) {
          karel::policy_input(program, index, policy, joint, rng, sampled);
        },
        {}});
-  // The GGNN over the tree added to the learned policy (graph), and alone (graph_only).
-  std::vector<karel::GraphInputPolicy> graph_policies;
-  graph_policies.reserve(2);
+  // The GGNN over the tree added to the learned policy (graph), and alone (graph_only): all
+  // trained before the players take references to them.
+  std::vector<std::pair<std::string, karel::GraphInputPolicy>> graph_policies;
   for (const bool linear : {true, false}) {
     karel::GraphTrainOptions graph_training;
     graph_training.updates = flags.graph_updates;
     graph_training.linear = linear;
     karel::PolicyTrainLog graph_log;
     const auto graph_start = std::chrono::steady_clock::now();
-    const karel::GraphInputPolicy& trained = graph_policies.emplace_back(
-        karel::train_graph_input_policy(policy, graph_training, &graph_log));
-    players.push_back({linear ? "graph" : "graph_only",
+    const std::string name = linear ? "graph" : "graph_only";
+    graph_policies.emplace_back(
+        name, karel::train_graph_input_policy(policy, graph_training, &graph_log));
+    fmt::print(
+        "TRAIN policy={} updates={} programs={} first={:.3f} last={:.3f} seconds={:.1f}\n", name,
+        graph_training.updates, graph_training.updates * graph_training.programs_per_update,
+        tenth_mean(graph_log.coverage, false), tenth_mean(graph_log.coverage, true),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - graph_start).count());
+  }
+  for (const auto& [name, trained] : graph_policies) {
+    players.push_back({name,
                        [&trained](const karel::Program& program, const karel::ProgramIndex& index,
                                   karel::ProgramGraph& tree, karel::Coverage& joint,
                                   std::mt19937_64& rng, bool sampled) {
@@ -203,12 +212,6 @@ int main(int argc, char** argv) {
                                                    sampled);
                        },
                        {}});
-    fmt::print(
-        "TRAIN policy={} updates={} programs={} first={:.3f} last={:.3f} seconds={:.1f}\n",
-        players.back().name, graph_training.updates,
-        graph_training.updates * graph_training.programs_per_update,
-        tenth_mean(graph_log.coverage, false), tenth_mean(graph_log.coverage, true),
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - graph_start).count());
   }
   for (Player& player : players) {
     for (auto& rows : player.rows) rows.resize(lazy_inputs.size());
@@ -251,12 +254,12 @@ int main(int argc, char** argv) {
     karel::ProgramGraph tree(program);
     for (const karel::Coverage* c : {&joint, &blind, &greedy}) any.merge(*c);
     for (Player& player : players) {
-      for (const int sampled : {0, 1}) {
+      for (const bool sampled : {false, true}) {
         karel::Coverage chosen(program.conditionals);
         std::mt19937_64 draws(seed);
         for (std::size_t k = 0; k < lazy_inputs.size(); ++k) {
-          player.input(program, index, tree, chosen, draws, sampled == 1);
-          player.rows[sampled][k].push_back(chosen.fraction());
+          player.input(program, index, tree, chosen, draws, sampled);
+          player.rows[sampled ? 1 : 0][k].push_back(chosen.fraction());
         }
         any.merge(chosen);
       }

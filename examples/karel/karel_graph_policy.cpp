@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstddef>
 #include <thread>
+#include <utility>
 
+#include "prowl/core/status.hpp"
 #include "prowl/learn/mlp.hpp"
 
 namespace karel {
@@ -34,17 +36,16 @@ enum Row {
 
 constexpr int kBody = 0, kElse = 1, kParent = 2, kNext = 3, kPrevious = 4;
 
-double sigmoid(double z) { return 1.0 / (1.0 + std::exp(-z)); }
-
 }  // namespace
 
 ProgramGraph::ProgramGraph(const Program& program)
     : node_of_(static_cast<std::size_t>(program.conditionals), -1) {
-  add(nullptr);
-  walk(program.body, 0, kBody);
-  graph_.features = Eigen::MatrixXd::Zero(kAstFeatures, static_cast<Eigen::Index>(stmts_.size()));
-  for (std::size_t n = 0; n < stmts_.size(); ++n) {
-    const Stmt* s = stmts_[n];
+  std::vector<const Stmt*> stmts;  // by node
+  add(nullptr, stmts);
+  walk(program.body, 0, kBody, stmts);
+  graph_.features = Eigen::MatrixXd::Zero(kAstFeatures, static_cast<Eigen::Index>(stmts.size()));
+  for (std::size_t n = 0; n < stmts.size(); ++n) {
+    const Stmt* s = stmts[n];
     auto column = graph_.features.col(static_cast<Eigen::Index>(n));
     if (s == nullptr) {
       column[kRowRoot] = 1;
@@ -73,17 +74,18 @@ ProgramGraph::ProgramGraph(const Program& program)
   }
 }
 
-int ProgramGraph::add(const Stmt* stmt) {
-  const int n = static_cast<int>(stmts_.size());
-  stmts_.push_back(stmt);
+int ProgramGraph::add(const Stmt* stmt, std::vector<const Stmt*>& stmts) {
+  const int n = static_cast<int>(stmts.size());
+  stmts.push_back(stmt);
   if (stmt != nullptr && stmt->id >= 0) node_of_[static_cast<std::size_t>(stmt->id)] = n;
   return n;
 }
 
-void ProgramGraph::walk(const std::vector<Stmt>& block, int parent, int type) {
+void ProgramGraph::walk(const std::vector<Stmt>& block, int parent, int type,
+                        std::vector<const Stmt*>& stmts) {
   int previous = -1;
   for (const Stmt& s : block) {
-    const int n = add(&s);
+    const int n = add(&s, stmts);
     graph_.arcs.push_back({parent, n, type});
     graph_.arcs.push_back({n, parent, kParent});
     if (previous >= 0) {
@@ -91,8 +93,8 @@ void ProgramGraph::walk(const std::vector<Stmt>& block, int parent, int type) {
       graph_.arcs.push_back({n, previous, kPrevious});
     }
     previous = n;
-    walk(s.body, n, kBody);
-    walk(s.orelse, n, kElse);
+    walk(s.body, n, kBody, stmts);
+    walk(s.orelse, n, kElse, stmts);
   }
 }
 
@@ -152,7 +154,7 @@ Eigen::VectorXd GraphInputPolicy::logit_gradient(const GraphDecision& d,
   g.segment(kOutcomeFeatures, hidden) = d.embedding;
   g.segment(kOutcomeFeatures + hidden, out) = d.readout;
   auto theta = g.tail(net.parameters().size());
-  if (head_node.isZero() && head_readout.isZero()) {
+  if ((head_node.array() == 0).all() && (head_readout.array() == 0).all()) {
     theta.setZero();  // the logit does not read the GGNN
     return g;
   }
@@ -175,6 +177,9 @@ Eigen::VectorXd GraphInputPolicy::parameters() const {
 }
 
 void GraphInputPolicy::set_parameters(const Eigen::VectorXd& p) {
+  PROWL_CHECK(p.size() == kOutcomeFeatures + head_node.size() + head_readout.size() +
+                              Ggnn::parameter_count(net.shape()),
+              "GraphInputPolicy::set_parameters: a vector of parameters()'s size");
   for (int f = 0; f < kOutcomeFeatures; ++f) linear.weights[static_cast<std::size_t>(f)] = p[f];
   Eigen::Index at = kOutcomeFeatures;
   head_node = p.segment(at, head_node.size());
@@ -194,8 +199,8 @@ Coverage graph_policy_input(const Program& program, const ProgramIndex& index, P
                      run.result().steps};
     GraphInputPolicy::Scored scored = policy.score(index, graph, q);
     GraphDecision d;
-    d.p_true = sigmoid(scored.logit);
-    d.chose_true = pick_outcome(scored.logit, d.p_true, sample, rng);
+    d.p_true = probability_true(scored.logit);
+    d.chose_true = pick_outcome(scored.logit, sample, rng);
     const bool chose_true = d.chose_true;
     if (decisions != nullptr) {
       d.difference = scored.difference;
@@ -222,7 +227,9 @@ Eigen::VectorXd program_gradient(const GraphInputPolicy& policy, std::uint64_t s
   const ProgramIndex index(program);
   ProgramGraph graph(program);
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
-  Eigen::VectorXd g = Eigen::VectorXd::Zero(policy.parameters().size());
+  Eigen::VectorXd g =
+      Eigen::VectorXd::Zero(kOutcomeFeatures + policy.head_node.size() +
+                            policy.head_readout.size() + policy.net.parameters().size());
   *coverage = reinforce_program<GraphDecision>(
       program, options.samples, options.inputs,
       [&](Coverage& joint, std::vector<GraphDecision>* made) {
@@ -236,38 +243,46 @@ Eigen::VectorXd program_gradient(const GraphInputPolicy& policy, std::uint64_t s
 
 }  // namespace
 
+Eigen::VectorXd update_gradient(const GraphInputPolicy& policy, int update,
+                                const GraphTrainOptions& options, double* coverage) {
+  const auto programs = static_cast<std::size_t>(options.programs_per_update);
+  const unsigned threads = std::max(1u, options.threads);
+  std::vector<Eigen::VectorXd> gradients(programs);
+  std::vector<double> covered(programs);
+  const auto work = [&](unsigned t) {
+    for (std::size_t p = t; p < programs; p += threads) {
+      const std::uint64_t seed = options.seed + static_cast<std::uint64_t>(update) * programs + p;
+      gradients[p] = program_gradient(policy, seed, options, &covered[p]);
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work, t);
+  work(0);
+  for (std::thread& h : helpers) h.join();
+  // Summed in program order, so that the thread count does not change the rounding.
+  Eigen::VectorXd sum = Eigen::VectorXd::Zero(gradients.front().size());
+  double total = 0;
+  for (std::size_t p = 0; p < programs; ++p) {
+    sum += gradients[p];
+    total += covered[p];
+  }
+  if (!options.linear) sum.head(kOutcomeFeatures).setZero();
+  const double episodes = static_cast<double>(programs) * options.samples;
+  if (coverage != nullptr) *coverage = total / episodes;
+  return sum / episodes;
+}
+
 GraphInputPolicy train_graph_input_policy(const InputPolicy& start,
                                           const GraphTrainOptions& options, PolicyTrainLog* log) {
   GraphInputPolicy policy(options.linear ? start : InputPolicy{}, options.net_seed);
   Eigen::VectorXd parameters = policy.parameters();
   prowl::learn::VectorAdam adam(parameters.size(), options.learning_rate);
-  const auto programs = static_cast<std::size_t>(options.programs_per_update);
-  const unsigned threads = std::max(1u, options.threads);
-  std::vector<Eigen::VectorXd> gradients(programs);
-  std::vector<double> coverage(programs);
   for (int u = 0; u < options.updates; ++u) {
-    const auto work = [&](unsigned t) {
-      for (std::size_t p = t; p < programs; p += threads) {
-        const std::uint64_t seed = options.seed + static_cast<std::uint64_t>(u) * programs + p;
-        gradients[p] = program_gradient(policy, seed, options, &coverage[p]);
-      }
-    };
-    std::vector<std::thread> helpers;
-    for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work, t);
-    work(0);
-    for (std::thread& h : helpers) h.join();
-    // Summed in program order, so that the thread count does not change the rounding.
-    Eigen::VectorXd sum = Eigen::VectorXd::Zero(parameters.size());
-    double covered = 0;
-    for (std::size_t p = 0; p < programs; ++p) {
-      sum += gradients[p];
-      covered += coverage[p];
-    }
-    if (!options.linear) sum.head(kOutcomeFeatures).setZero();
-    const double episodes = static_cast<double>(programs) * options.samples;
-    adam.step(parameters, -sum / episodes, 0.0);  // Adam descends: ascend the coverage
+    double coverage = 0;
+    const Eigen::VectorXd ascent = update_gradient(policy, u, options, &coverage);
+    adam.step(parameters, -ascent, 0.0);  // Adam descends: ascend the coverage
     policy.set_parameters(parameters);
-    if (log != nullptr) log->coverage.push_back(covered / episodes);
+    if (log != nullptr) log->coverage.push_back(coverage);
   }
   return policy;
 }

@@ -51,13 +51,13 @@ class ProgramGraph {
   int nodes() const { return static_cast<int>(graph_.features.cols()); }
 
  private:
-  int add(const Stmt* stmt);
-  void walk(const std::vector<Stmt>& block, int parent, int type);
+  // A node for stmt (nullptr: the program), stmts by node.
+  int add(const Stmt* stmt, std::vector<const Stmt*>& stmts);
+  void walk(const std::vector<Stmt>& block, int parent, int type, std::vector<const Stmt*>& stmts);
 
   prowl::learn::GraphInput graph_;
   std::vector<int> node_of_;  // by conditional id
-  std::vector<const Stmt*> stmts_;
-  int question_ = -1;  // the node whose question rows were written last
+  int question_ = -1;         // the node whose question rows were written last
 };
 
 // One decision of an input, for training: what the gradient needs of it.
@@ -117,8 +117,15 @@ struct GraphTrainOptions {
   unsigned threads = 2;  // programs of an update over threads; the result does not depend on it
 };
 
-// Trains from `start` (a trained linear policy), or from nothing without options.linear.
-// Deterministic for the options, at any thread
+// The ascent gradient of training update `update` (its programs from options.seed + update x
+// programs_per_update on) over parameters(): the mean over the update's episodes of each
+// decision's REINFORCE term; zero over w without options.linear. *coverage gets the episodes' mean
+// final joint coverage. The same at any options.threads.
+Eigen::VectorXd update_gradient(const GraphInputPolicy& policy, int update,
+                                const GraphTrainOptions& options, double* coverage = nullptr);
+
+// Trains from `start` (a trained linear policy), or from nothing without options.linear: each
+// update one Adam step along update_gradient(). Deterministic for the options, at any thread
 // count. `log` gets each update's mean joint coverage of its sampled episodes.
 GraphInputPolicy train_graph_input_policy(const InputPolicy& start,
                                           const GraphTrainOptions& options,

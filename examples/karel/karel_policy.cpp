@@ -109,19 +109,15 @@ double linear_logit(const OutcomeFeatures& weights, const OutcomeFeatures& diffe
   return z;
 }
 
-namespace {
-
-double sigmoid(double z) { return 1.0 / (1.0 + std::exp(-z)); }
-
-}  // namespace
+double probability_true(double logit) { return 1.0 / (1.0 + std::exp(-logit)); }
 
 double InputPolicy::p_true(const ProgramIndex& index, const Question& question) const {
-  return sigmoid(linear_logit(weights, outcome_difference(index, question)));
+  return probability_true(linear_logit(weights, outcome_difference(index, question)));
 }
 
-bool pick_outcome(double logit, double p_true, bool sample, std::mt19937_64& rng) {
+bool pick_outcome(double logit, bool sample, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  if (sample) return uniform(rng) < p_true;
+  if (sample) return uniform(rng) < probability_true(logit);
   return logit != 0 ? logit > 0 : uniform(rng) < 0.5;
 }
 
@@ -136,8 +132,8 @@ Coverage policy_input(const Program& program, const ProgramIndex& index, const I
     Decision d;
     d.difference = outcome_difference(index, q);
     const double z = linear_logit(policy.weights, d.difference);
-    d.p_true = sigmoid(z);
-    d.chose_true = pick_outcome(z, d.p_true, sample, rng);
+    d.p_true = probability_true(z);
+    d.chose_true = pick_outcome(z, sample, rng);
     if (decisions != nullptr) decisions->push_back(d);
     run.choose(d.chose_true);
   }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -86,15 +87,17 @@ struct Decision {
 };
 
 // One input made by `policy`, merged into `joint`. With `sample`, each outcome is drawn from the
-// policy's p(true); without, the likelier one is taken (a tie by `tie`). `decisions`, when given,
-// gets each decision. Returns the input's own coverage.
+// policy's p(true); without, the likelier one is taken (a tie by a draw from rng). `decisions`,
+// when given, gets each decision. Returns the input's own coverage.
 Coverage policy_input(const Program& program, const ProgramIndex& index, const InputPolicy& policy,
                       Coverage& joint, std::mt19937_64& rng, bool sample,
                       std::vector<Decision>* decisions = nullptr);
 
-// Whether to take the true outcome of a question scored `logit`: drawn from p(true) =
-// sigmoid(logit) with `sample`, else the likelier one (a tie by a coin).
-bool pick_outcome(double logit, double p_true, bool sample, std::mt19937_64& rng);
+// p(true) = sigmoid(logit).
+double probability_true(double logit);
+// Whether to take the true outcome of a question scored `logit`: drawn from p(true) with
+// `sample`, else the likelier one (a tie by a draw from rng).
+bool pick_outcome(double logit, bool sample, std::mt19937_64& rng);
 
 // REINFORCE over one program's episodes, as both input policies train: `samples` episodes of
 // `inputs` inputs each, an input made by make(joint, decisions) (merging it into joint, its
