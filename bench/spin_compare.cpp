@@ -14,9 +14,14 @@
 //
 //   THREADS model=<name> threads=N prowl_states_per_s=<x> speedup=<x / prowl's one-thread rate>
 //           spin_par_states_per_s=<y> spin_par_speedup=<y / SPIN's -DBFS rate>
-//           ratio_vs_spin_par=<x/y> check=ok|MISMATCH                  (one line)
+//           ratio_vs_spin_par=<x/y> one_thread_states_per_s=<prowl's one-thread rate>
+//           check=ok|MISMATCH                                            (one line)
 //
-// where check=ok means prowl's N-thread counts equal its one-thread counts and BFS_PAR's. Where
+// where check=ok means prowl's N-thread counts equal its one-thread counts and BFS_PAR's. The
+// runs a THREADS line sets against each other are made in turn (pan -DBFS, pan -DBFS_PAR, prowl
+// on one thread, prowl on N; again --runs times), the fastest of each kind counting: the shared
+// host's speed moves by more than the goals' margins over minutes, and runs made in turn meet
+// the same host (the RATIO line's runs come before, in blocks). Where
 // prowl was built with MPI (and unless --no-mpi) it then runs the search over --ranks processes of
 // this machine, as a user does (mpirun -np N bench_bfs --model M --mpi; mpi_runner.hpp), and
 // prints
@@ -401,23 +406,20 @@ bool check_counts(const Config& c, const ProwlResult& p, const std::string& spin
   return ok;
 }
 
-// SPIN's pan built and run --runs times, the fastest run, its SPIN line printed: pan -DBFS, or
-// with `cores` > 0 pan -DBFS_PAR -u<cores> (SPIN_PAR line). Empty, after saying why, on failure.
-std::optional<SpinResult> run_spin(const Config& c, const Args& args, const bench::SpinTools& tools,
-                                   int cores) {
-  std::fprintf(stderr, "[%s] spin %s, gcc%s, pan ...\n", c.name().c_str(), c.pan.pml.c_str(),
-               cores > 0 ? fmt::format(" -DBFS_PAR, -u{}", cores).c_str() : "");
-  auto dir = cores > 0 ? bench::build_pan_par(c.pan, tools) : bench::build_pan(c.pan, tools);
-  auto once = [&] {
-    return cores > 0 ? bench::run_pan_par(c.pan, *dir, cores) : bench::run_pan(c.pan, *dir);
-  };
+// SPIN's pan -DBFS built and run --runs times, the fastest run, its SPIN line printed. Empty,
+// after saying why, on failure.
+std::optional<SpinResult> run_spin(const Config& c, const Args& args,
+                                   const bench::SpinTools& tools) {
+  std::fprintf(stderr, "[%s] spin %s, gcc, pan ...\n", c.name().c_str(), c.pan.pml.c_str());
+  auto dir = bench::build_pan(c.pan, tools);
+  auto once = [&] { return bench::run_pan(c.pan, *dir); };
   auto r = dir ? fastest<SpinResult>(args.runs, once, &SpinResult::seconds)
                : prowl::Result<SpinResult>(dir.status());
   if (!r) {
     std::fprintf(stderr, "spin_compare: [%s] %s\n", c.name().c_str(), r.status().message().c_str());
     return std::nullopt;
   }
-  print_spin(c, *r, cores);
+  print_spin(c, *r, 0);
   std::fflush(stdout);
   return *r;
 }
@@ -451,7 +453,7 @@ struct Baseline {
 bool compare_one(const Config& c, const Args& args, const bench::SpinTools& tools, Baseline& base) {
   bool ok = true;
   if (!args.prowl_only) {
-    base.spin = run_spin(c, args, tools, 0);
+    base.spin = run_spin(c, args, tools);
     if (!base.spin) return false;
     if (base.spin->atomic_steps != 0) {
       fmt::print("  pan reports atomic steps: the +1 transition offset does not apply\n");
@@ -473,53 +475,101 @@ bool compare_one(const Config& c, const Args& args, const bench::SpinTools& tool
   return ok;
 }
 
-// The THREADS line; SPIN's fields are n/a without a BFS_PAR run (--prowl-only), which is made
-// only after a sequential one.
-void print_threads(const Config& c, const ProwlResult& p, const Baseline& base,
-                   const std::optional<SpinResult>& par, bool ok) {
+// The THREADS line, from the interleaved runs of compare_threads(); SPIN's fields are n/a
+// without them (--prowl-only).
+void print_threads(const Config& c, const ProwlResult& p, const ProwlResult& one,
+                   const std::optional<SpinResult>& par, const std::optional<SpinResult>& seq,
+                   bool ok) {
   const double rate = static_cast<double>(p.states) / p.seconds;
-  const double one_rate = static_cast<double>(base.prowl->states) / base.prowl->seconds;
+  const double one_rate = static_cast<double>(one.states) / one.seconds;
   std::string par_rate = "n/a", par_speedup = "n/a", ratio = "n/a";
-  if (par) {
+  if (par && seq) {
     const double y = par->states / par->seconds;
     par_rate = fmt::format("{:.0f}", y);
-    par_speedup = fmt::format("{:.3f}", y / (base.spin->states / base.spin->seconds));
+    par_speedup = fmt::format("{:.3f}", y / (seq->states / seq->seconds));
     ratio = fmt::format("{:.3f}", rate / y);
   }
   fmt::print(
       "THREADS model={} threads={} prowl_states_per_s={:.0f} speedup={:.3f} "
-      "spin_par_states_per_s={} spin_par_speedup={} ratio_vs_spin_par={} check={}\n",
-      c.name(), p.threads, rate, rate / one_rate, par_rate, par_speedup, ratio,
+      "spin_par_states_per_s={} spin_par_speedup={} ratio_vs_spin_par={} "
+      "one_thread_states_per_s={:.0f} check={}\n",
+      c.name(), p.threads, rate, rate / one_rate, par_rate, par_speedup, ratio, one_rate,
       ok ? "ok" : "MISMATCH");
   if (!ok) {
     fmt::print(
         "  counts: prowl {} threads {} states {} transitions, prowl 1 thread {} / {}, pan "
         "BFS_PAR {} / {} (SPIN = prowl + {}, 0 atomic steps); prowl findings {}\n",
-        p.threads, p.states, p.transitions, base.prowl->states, base.prowl->transitions,
+        p.threads, p.states, p.transitions, one.states, one.transitions,
         par ? par->states_text : "n/a", par ? par->transitions_text : "n/a", kSpinTransitionOffset,
         p.findings);
   }
 }
 
-// SPIN's multi-core BFS on --threads cores (unless --prowl-only), then prowl with --threads
-// threads, and the THREADS line; false when a run failed or a count disagreed. prowl's counts
-// must equal its one-thread run's, and BFS_PAR's with the sequential offset.
+// Keeps in `best` the faster of it and `r`; false (after saying why) when r failed.
+template <class R>
+bool keep_fastest(const Config& c, std::optional<R>& best, prowl::Result<R> r, const char* what) {
+  if (!r) {
+    std::fprintf(stderr, "spin_compare: [%s] %s: %s\n", c.name().c_str(), what,
+                 r.status().message().c_str());
+    return false;
+  }
+  if (!best || r->seconds < best->seconds) best = std::move(*r);
+  return true;
+}
+
+// SPIN's multi-core BFS on --threads cores (unless --prowl-only) and prowl with --threads threads,
+// each run --runs times in turn with the one-thread runs its speedup is set against (pan -DBFS,
+// prowl on one thread): seq, par, one, many, seq, par, one, many, ..., so that a change in the
+// shared host's speed during the invocation falls on both sides of each ratio; the fastest run of
+// each kind counts. Then the SPIN_PAR, PROWL and THREADS lines; false when a run failed or a count
+// disagreed. prowl's counts must equal its one-thread run's, and BFS_PAR's with the sequential
+// offset.
 bool compare_threads(const Config& c, const Args& args, const bench::SpinTools& tools,
                      const Baseline& base) {
-  std::optional<SpinResult> par;
+  const int cores = args.threads;
+  const auto threads = static_cast<std::uint32_t>(cores);
+  std::optional<std::filesystem::path> seq_dir, par_dir;
   if (base.spin) {
-    par = run_spin(c, args, tools, args.threads);
-    if (!par) return false;
+    std::fprintf(stderr, "[%s] spin %s, gcc -DBFS and -DBFS_PAR, pan -u%d ...\n", c.name().c_str(),
+                 c.pan.pml.c_str(), cores);
+    auto s = bench::build_pan(c.pan, tools);
+    auto p = bench::build_pan_par(c.pan, tools);
+    for (const auto* built : {&s, &p}) {
+      if (!*built) {
+        std::fprintf(stderr, "spin_compare: [%s] %s\n", c.name().c_str(),
+                     built->status().message().c_str());
+        return false;
+      }
+    }
+    seq_dir = *s;
+    par_dir = *p;
   }
-  const auto p = run_prowl(c, args, static_cast<std::uint32_t>(args.threads));
-  if (!p) return false;
-  bool ok = p->states == base.prowl->states && p->transitions == base.prowl->transitions &&
-            p->findings == 0 && p->termination == prowl::Termination::kExhausted;
+  std::fprintf(stderr, "[%s] prowl bfs, 1 and %u threads, in turn with pan ...\n", c.name().c_str(),
+               threads);
+  const auto model = c.make_model();
+  std::optional<SpinResult> seq, par;
+  std::optional<ProwlResult> one, many;
+  for (int i = 0; i < args.runs; ++i) {
+    if (seq_dir &&
+        (!keep_fastest(c, seq, bench::run_pan(c.pan, *seq_dir), "pan -DBFS") ||
+         !keep_fastest(c, par, bench::run_pan_par(c.pan, *par_dir, cores), "pan -DBFS_PAR"))) {
+      return false;
+    }
+    if (!keep_fastest(c, one, bench::run_prowl_bfs_forked(*model, 1), "prowl") ||
+        !keep_fastest(c, many, bench::run_prowl_bfs_forked(*model, threads), "prowl")) {
+      return false;
+    }
+  }
+  if (par) print_spin(c, *par, cores);
+  print_prowl(c, *many);
+  bool ok = many->states == base.prowl->states && many->transitions == base.prowl->transitions &&
+            one->states == base.prowl->states && one->transitions == base.prowl->transitions &&
+            many->findings == 0 && many->termination == prowl::Termination::kExhausted;
   if (par) {
-    ok = ok && par->atomic_steps == 0 && as_pan_prints(p->states) == par->states_text &&
-         as_pan_prints(p->transitions + kSpinTransitionOffset) == par->transitions_text;
+    ok = ok && par->atomic_steps == 0 && as_pan_prints(many->states) == par->states_text &&
+         as_pan_prints(many->transitions + kSpinTransitionOffset) == par->transitions_text;
   }
-  print_threads(c, *p, base, par, ok);
+  print_threads(c, *many, *one, par, seq, ok);
   std::fflush(stdout);
   return ok;
 }
