@@ -17,11 +17,12 @@
 //           ratio_vs_spin_par=<x/y> one_thread_states_per_s=<prowl's one-thread rate>
 //           check=ok|MISMATCH                                            (one line)
 //
-// where check=ok means prowl's N-thread counts equal its one-thread counts and BFS_PAR's. The
-// runs a THREADS line sets against each other are made in turn (pan -DBFS, pan -DBFS_PAR, prowl
-// on one thread, prowl on N; again --runs times), the fastest of each kind counting: the shared
-// host's speed moves by more than the goals' margins over minutes, and runs made in turn meet
-// the same host (the RATIO line's runs come before, in blocks). Where
+// where check=ok means prowl's N-thread and one-thread runs found the RATIO run's states and
+// transitions, and both pans theirs (BFS_PAR with the offset below). The runs a THREADS line sets
+// against each other are made in turn (pan -DBFS, pan -DBFS_PAR, prowl on one thread, prowl on N;
+// the next round in the reverse order; --runs rounds in all), the fastest of each kind counting:
+// the shared host's speed moves by more than the goals' margins over minutes, and runs made in
+// turn meet the same host (the RATIO line's runs come before, in blocks). Where
 // prowl was built with MPI (and unless --no-mpi) it then runs the search over --ranks processes of
 // this machine, as a user does (mpirun -np N bench_bfs --model M --mpi; mpi_runner.hpp), and
 // prints
@@ -56,6 +57,11 @@
 // nine digits (counters K=7: 126,000,001) are compared at SPIN's printed precision. BFS_PAR
 // counts the same way (its workers' counts summed), so the same offset and check apply to it.
 //
+// With --large, after every configuration, the SCALE line sets prowl's one-thread time on
+// counters at 1e7 states against its time at 1e6 (issue 18's goal: at most 12), from runs of
+// their own made in turn (--runs rounds), each checked against its RATIO run; spin_time_ratio is
+// pan's, from its RATIO runs. Both configurations' counts must have checked out.
+//
 // Exit codes: 0 all checks passed; 1 a count mismatch, a finding or a failed tool run; 2 bad
 // usage; 3 spin or the C compiler is missing.
 #include <stdlib.h>
@@ -68,6 +74,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -228,7 +235,8 @@ void print_usage(std::FILE* to) {
       "                parameters, philo hand-written in the order of its parameterised\n"
       "                actions, and the hand-written counters and philo they are timed against)\n"
       "  --prowl-only  skip SPIN; check the counts against SPIN's figures in bench/README.md\n"
-      "  --runs N      run each tool N times and keep the fastest run (default 1)\n"
+      "  --runs N      run each kind of run N times (THREADS, SCALE: N rounds in turn) and keep\n"
+      "                the fastest of each (default 1)\n"
       "  --threads N   the THREADS line: prowl with N threads, SPIN's -DBFS_PAR pan with -uN\n"
       "                (default 2)\n"
       "  --no-threads  no THREADS line\n"
@@ -326,16 +334,28 @@ std::optional<int> prepare_spin(const Args& args, bench::SpinTools& tools) {
   return std::nullopt;
 }
 
-// The run with the shortest time of `runs` runs of `once`.
+// Keeps in `best` the faster of it and `r`; false (after saying why) when r failed.
+template <class R>
+bool keep_fastest(const Config& c, std::optional<R>& best, prowl::Result<R> r,
+                  const std::string& what) {
+  if (!r) {
+    std::fprintf(stderr, "spin_compare: [%s] %s: %s\n", c.name().c_str(), what.c_str(),
+                 r.status().message().c_str());
+    return false;
+  }
+  if (!best || r->seconds < best->seconds) best = std::move(*r);
+  return true;
+}
+
+// The run with the shortest time of `runs` runs of `once`; empty (after saying why) when one
+// failed.
 template <class R, class F>
-prowl::Result<R> fastest(int runs, F once, double R::*seconds) {
+std::optional<R> fastest(const Config& c, int runs, F once, const std::string& what) {
   std::optional<R> best;
   for (int i = 0; i < runs; ++i) {
-    prowl::Result<R> r = once();
-    if (!r) return r;
-    if (!best || (*r).*seconds < (*best).*seconds) best = std::move(*r);
+    if (!keep_fastest(c, best, once(), what)) return std::nullopt;
   }
-  return *best;
+  return best;
 }
 
 // pan prints counts with %.8g: `value` as pan would print it.
@@ -406,46 +426,45 @@ bool check_counts(const Config& c, const ProwlResult& p, const std::string& spin
   return ok;
 }
 
-// SPIN's pan -DBFS built and run --runs times, the fastest run, its SPIN line printed. Empty,
-// after saying why, on failure.
-std::optional<SpinResult> run_spin(const Config& c, const Args& args,
-                                   const bench::SpinTools& tools) {
+// SPIN's pan -DBFS built (in *dir) and run --runs times, the fastest run, its SPIN line printed.
+// Empty, after saying why, on failure.
+std::optional<SpinResult> run_spin(const Config& c, const Args& args, const bench::SpinTools& tools,
+                                   std::optional<fs::path>& dir) {
   std::fprintf(stderr, "[%s] spin %s, gcc, pan ...\n", c.name().c_str(), c.pan.pml.c_str());
-  auto dir = bench::build_pan(c.pan, tools);
-  auto once = [&] { return bench::run_pan(c.pan, *dir); };
-  auto r = dir ? fastest<SpinResult>(args.runs, once, &SpinResult::seconds)
-               : prowl::Result<SpinResult>(dir.status());
-  if (!r) {
-    std::fprintf(stderr, "spin_compare: [%s] %s\n", c.name().c_str(), r.status().message().c_str());
+  auto built = bench::build_pan(c.pan, tools);
+  if (!built) {
+    std::fprintf(stderr, "spin_compare: [%s] pan -DBFS: %s\n", c.name().c_str(),
+                 built.status().message().c_str());
     return std::nullopt;
   }
+  dir = *built;
+  auto r = fastest<SpinResult>(
+      c, args.runs, [&] { return bench::run_pan(c.pan, *dir); }, "pan -DBFS");
+  if (!r) return std::nullopt;
   print_spin(c, *r, 0);
   std::fflush(stdout);
-  return *r;
+  return r;
 }
 
-// prowl's Bfs with `threads` threads, each run forked (prowl_runner.hpp), --runs times, the
-// fastest run, its PROWL line printed. Empty, after saying why, on failure.
-std::optional<ProwlResult> run_prowl(const Config& c, const Args& args, std::uint32_t threads) {
-  std::fprintf(stderr, "[%s] prowl bfs, %u thread(s) ...\n", c.name().c_str(), threads);
+// prowl's Bfs on one thread, each run forked (prowl_runner.hpp), --runs times, the fastest run,
+// its PROWL line printed. Empty, after saying why, on failure.
+std::optional<ProwlResult> run_prowl(const Config& c, const Args& args) {
+  std::fprintf(stderr, "[%s] prowl bfs, 1 thread ...\n", c.name().c_str());
   const auto model = c.make_model();
   auto p = fastest<ProwlResult>(
-      args.runs, [&] { return bench::run_prowl_bfs_forked(*model, threads); },
-      &ProwlResult::seconds);
-  if (!p) {
-    std::fprintf(stderr, "spin_compare: [%s] prowl: %s\n", c.name().c_str(),
-                 p.status().message().c_str());
-    return std::nullopt;
-  }
+      c, args.runs, [&] { return bench::run_prowl_bfs_forked(*model, 1); }, "prowl, 1 thread");
+  if (!p) return std::nullopt;
   print_prowl(c, *p);
-  return *p;
+  return p;
 }
 
-// What a configuration's one-thread runs measured (the RATIO line's figures): every line that
-// scales a run out (THREADS; an MPI line alike) sets its own runs against these.
+// What a configuration's one-thread runs measured (the RATIO line's figures). The lines that scale
+// a run out check their counts against these; THREADS and SCALE set their times against
+// one-thread runs of their own, made in turn with theirs (the MPI line against these).
 struct Baseline {
   std::optional<ProwlResult> prowl;  // one thread; empty when the run failed
   std::optional<SpinResult> spin;    // pan -DBFS; empty with --prowl-only or when it failed
+  std::optional<fs::path> pan_dir;   // where that pan was built
 };
 
 // SPIN then prowl, one thread, on one configuration; false when anything failed or disagreed.
@@ -453,14 +472,14 @@ struct Baseline {
 bool compare_one(const Config& c, const Args& args, const bench::SpinTools& tools, Baseline& base) {
   bool ok = true;
   if (!args.prowl_only) {
-    base.spin = run_spin(c, args, tools);
+    base.spin = run_spin(c, args, tools, base.pan_dir);
     if (!base.spin) return false;
     if (base.spin->atomic_steps != 0) {
       fmt::print("  pan reports atomic steps: the +1 transition offset does not apply\n");
       ok = false;
     }
   }
-  base.prowl = run_prowl(c, args, 1);
+  base.prowl = run_prowl(c, args);
   if (!base.prowl) return false;
   const ProwlResult& p = *base.prowl;
   if (base.spin) {
@@ -475,12 +494,19 @@ bool compare_one(const Config& c, const Args& args, const bench::SpinTools& tool
   return ok;
 }
 
-// The THREADS line, from the interleaved runs of compare_threads(); SPIN's fields are n/a
-// without them (--prowl-only).
-void print_threads(const Config& c, const ProwlResult& p, const ProwlResult& one,
+// Whether a prowl run found exactly what the configuration's one-thread RATIO run did, and ended
+// exhausted without findings.
+bool same_search(const ProwlResult& run, const ProwlResult& base) {
+  return run.states == base.states && run.transitions == base.transitions && run.findings == 0 &&
+         run.termination == prowl::Termination::kExhausted;
+}
+
+// The THREADS line, from the runs compare_threads() made in turn; SPIN's fields are n/a without
+// them (--prowl-only).
+void print_threads(const Config& c, const ProwlResult& many, const ProwlResult& one,
                    const std::optional<SpinResult>& par, const std::optional<SpinResult>& seq,
-                   bool ok) {
-  const double rate = static_cast<double>(p.states) / p.seconds;
+                   const Baseline& base, bool ok) {
+  const double rate = static_cast<double>(many.states) / many.seconds;
   const double one_rate = static_cast<double>(one.states) / one.seconds;
   std::string par_rate = "n/a", par_speedup = "n/a", ratio = "n/a";
   if (par && seq) {
@@ -493,83 +519,78 @@ void print_threads(const Config& c, const ProwlResult& p, const ProwlResult& one
       "THREADS model={} threads={} prowl_states_per_s={:.0f} speedup={:.3f} "
       "spin_par_states_per_s={} spin_par_speedup={} ratio_vs_spin_par={} "
       "one_thread_states_per_s={:.0f} check={}\n",
-      c.name(), p.threads, rate, rate / one_rate, par_rate, par_speedup, ratio, one_rate,
+      c.name(), many.threads, rate, rate / one_rate, par_rate, par_speedup, ratio, one_rate,
       ok ? "ok" : "MISMATCH");
   if (!ok) {
     fmt::print(
-        "  counts: prowl {} threads {} states {} transitions, prowl 1 thread {} / {}, pan "
-        "BFS_PAR {} / {} (SPIN = prowl + {}, 0 atomic steps); prowl findings {}\n",
-        p.threads, p.states, p.transitions, one.states, one.transitions,
-        par ? par->states_text : "n/a", par ? par->transitions_text : "n/a", kSpinTransitionOffset,
-        p.findings);
+        "  counts: prowl {} threads {} states {} transitions, prowl 1 thread {} / {} (RATIO run {} "
+        "/ {}), pan -DBFS {} / {}, pan BFS_PAR {} / {} (SPIN = prowl + {}, 0 atomic steps); prowl "
+        "findings {} and {}\n",
+        many.threads, many.states, many.transitions, one.states, one.transitions,
+        base.prowl->states, base.prowl->transitions, seq ? seq->states_text : "n/a",
+        seq ? seq->transitions_text : "n/a", par ? par->states_text : "n/a",
+        par ? par->transitions_text : "n/a", kSpinTransitionOffset, many.findings, one.findings);
   }
-}
-
-// Keeps in `best` the faster of it and `r`; false (after saying why) when r failed.
-template <class R>
-bool keep_fastest(const Config& c, std::optional<R>& best, prowl::Result<R> r, const char* what) {
-  if (!r) {
-    std::fprintf(stderr, "spin_compare: [%s] %s: %s\n", c.name().c_str(), what,
-                 r.status().message().c_str());
-    return false;
-  }
-  if (!best || r->seconds < best->seconds) best = std::move(*r);
-  return true;
 }
 
 // SPIN's multi-core BFS on --threads cores (unless --prowl-only) and prowl with --threads threads,
-// each run --runs times in turn with the one-thread runs its speedup is set against (pan -DBFS,
-// prowl on one thread): seq, par, one, many, seq, par, one, many, ..., so that a change in the
-// shared host's speed during the invocation falls on both sides of each ratio; the fastest run of
-// each kind counts. Then the SPIN_PAR, PROWL and THREADS lines; false when a run failed or a count
-// disagreed. prowl's counts must equal its one-thread run's, and BFS_PAR's with the sequential
-// offset.
+// each run in turn with the one-thread runs its speedup is set against (pan -DBFS, prowl on one
+// thread), --runs rounds in all: seq, par, one, many, then many, one, par, seq, and so on, so
+// that a change in the shared host's speed during the invocation falls on both sides of each
+// ratio (and no kind always follows another); the fastest run of each kind counts. Then the
+// SPIN_PAR, PROWL and THREADS lines; false when a run failed or a count disagreed. Every prowl
+// run must find the RATIO run's states and transitions, and both pans theirs (BFS_PAR with the
+// sequential offset).
 bool compare_threads(const Config& c, const Args& args, const bench::SpinTools& tools,
                      const Baseline& base) {
   const int cores = args.threads;
   const auto threads = static_cast<std::uint32_t>(cores);
-  std::optional<std::filesystem::path> seq_dir, par_dir;
+  std::optional<fs::path> par_dir;
   if (base.spin) {
-    std::fprintf(stderr, "[%s] spin %s, gcc -DBFS and -DBFS_PAR, pan -u%d ...\n", c.name().c_str(),
+    std::fprintf(stderr, "[%s] spin %s, gcc -DBFS_PAR, pan -u%d ...\n", c.name().c_str(),
                  c.pan.pml.c_str(), cores);
-    auto s = bench::build_pan(c.pan, tools);
-    auto p = bench::build_pan_par(c.pan, tools);
-    for (const auto* built : {&s, &p}) {
-      if (!*built) {
-        std::fprintf(stderr, "spin_compare: [%s] %s\n", c.name().c_str(),
-                     built->status().message().c_str());
-        return false;
-      }
+    auto built = bench::build_pan_par(c.pan, tools);
+    if (!built) {
+      std::fprintf(stderr, "spin_compare: [%s] pan -DBFS_PAR: %s\n", c.name().c_str(),
+                   built.status().message().c_str());
+      return false;
     }
-    seq_dir = *s;
-    par_dir = *p;
+    par_dir = *built;
   }
   std::fprintf(stderr, "[%s] prowl bfs, 1 and %u threads, in turn with pan ...\n", c.name().c_str(),
                threads);
   const auto model = c.make_model();
+  const std::string many_what = fmt::format("prowl, {} threads", threads);
   std::optional<SpinResult> seq, par;
   std::optional<ProwlResult> one, many;
+  const auto spin_runs = [&] {
+    return !par_dir ||
+           (keep_fastest(c, seq, bench::run_pan(c.pan, *base.pan_dir), "pan -DBFS") &&
+            keep_fastest(c, par, bench::run_pan_par(c.pan, *par_dir, cores), "pan -DBFS_PAR"));
+  };
+  const auto prowl_runs = [&](bool one_first) {
+    const auto run_one = [&] {
+      return keep_fastest(c, one, bench::run_prowl_bfs_forked(*model, 1), "prowl, 1 thread");
+    };
+    const auto run_many = [&] {
+      return keep_fastest(c, many, bench::run_prowl_bfs_forked(*model, threads), many_what);
+    };
+    return one_first ? run_one() && run_many() : run_many() && run_one();
+  };
   for (int i = 0; i < args.runs; ++i) {
-    if (seq_dir &&
-        (!keep_fastest(c, seq, bench::run_pan(c.pan, *seq_dir), "pan -DBFS") ||
-         !keep_fastest(c, par, bench::run_pan_par(c.pan, *par_dir, cores), "pan -DBFS_PAR"))) {
-      return false;
-    }
-    if (!keep_fastest(c, one, bench::run_prowl_bfs_forked(*model, 1), "prowl") ||
-        !keep_fastest(c, many, bench::run_prowl_bfs_forked(*model, threads), "prowl")) {
-      return false;
-    }
+    const bool ok = i % 2 == 0 ? spin_runs() && prowl_runs(true) : prowl_runs(false) && spin_runs();
+    if (!ok) return false;
   }
   if (par) print_spin(c, *par, cores);
   print_prowl(c, *many);
-  bool ok = many->states == base.prowl->states && many->transitions == base.prowl->transitions &&
-            one->states == base.prowl->states && one->transitions == base.prowl->transitions &&
-            many->findings == 0 && many->termination == prowl::Termination::kExhausted;
+  bool ok = same_search(*many, *base.prowl) && same_search(*one, *base.prowl);
   if (par) {
     ok = ok && par->atomic_steps == 0 && as_pan_prints(many->states) == par->states_text &&
-         as_pan_prints(many->transitions + kSpinTransitionOffset) == par->transitions_text;
+         as_pan_prints(many->transitions + kSpinTransitionOffset) == par->transitions_text &&
+         seq->atomic_steps == 0 && seq->states_text == base.spin->states_text &&
+         seq->transitions_text == base.spin->transitions_text;
   }
-  print_threads(c, *many, *one, par, seq, ok);
+  print_threads(c, *many, *one, par, seq, base, ok);
   std::fflush(stdout);
   return ok;
 }
@@ -632,20 +653,37 @@ void print_params(const std::vector<Config>& configs,
   }
 }
 
+// One configuration whose RATIO run found what it should: the SCALE line's runs are checked
+// against that run.
+struct Checked {
+  const Config* config = nullptr;
+  ProwlResult ratio_run;
+};
+
 // The SCALE line's own runs: prowl on one thread on counters at 1e6 and at 1e7 states, in turn
 // (--runs rounds, the fastest of each), so that the host's drift falls on both, as for the
-// THREADS line. Their seconds, or empty after saying why.
-std::optional<std::pair<double, double>> scale_seconds(const Config& small, const Config& large,
+// THREADS line; each must find its RATIO run's states and transitions. Their seconds, or empty
+// after saying why.
+std::optional<std::pair<double, double>> scale_seconds(const Checked& at_1e6, const Checked& at_1e7,
                                                        const Args& args) {
   std::fprintf(stderr, "[counters] prowl bfs at 1e6 and 1e7 states, in turn ...\n");
-  const auto m6 = small.make_model();
-  const auto m7 = large.make_model();
+  const auto m6 = at_1e6.config->make_model();
+  const auto m7 = at_1e7.config->make_model();
   std::optional<ProwlResult> a, b;
   for (int i = 0; i < args.runs; ++i) {
-    if (!keep_fastest(small, a, bench::run_prowl_bfs_forked(*m6, 1), "prowl") ||
-        !keep_fastest(large, b, bench::run_prowl_bfs_forked(*m7, 1), "prowl")) {
+    if (!keep_fastest(*at_1e6.config, a, bench::run_prowl_bfs_forked(*m6, 1), "prowl, 1 thread") ||
+        !keep_fastest(*at_1e7.config, b, bench::run_prowl_bfs_forked(*m7, 1), "prowl, 1 thread")) {
       return std::nullopt;
     }
+  }
+  if (!same_search(*a, at_1e6.ratio_run) || !same_search(*b, at_1e7.ratio_run)) {
+    fmt::print(
+        "SCALE model=counters MISMATCH: 1e6 {} states {} transitions ({} findings), 1e7 {} / {} "
+        "({}), against the RATIO runs' {} / {} and {} / {}\n",
+        a->states, a->transitions, a->findings, b->states, b->transitions, b->findings,
+        at_1e6.ratio_run.states, at_1e6.ratio_run.transitions, at_1e7.ratio_run.states,
+        at_1e7.ratio_run.transitions);
+    return std::nullopt;
   }
   return std::pair{a->seconds, b->seconds};
 }
@@ -666,8 +704,7 @@ int compare(const Args& args) {
 
   int exit_code = kExitOk;
   std::optional<double> spin_1e6, spin_1e7;
-  const Config* small = nullptr;  // counters and counters_1e7, for the SCALE line
-  const Config* large = nullptr;
+  Checked counters_1e6, counters_1e7;  // for the SCALE line
   std::map<std::string, double> seconds_of;
   for (const Config& c : configs) {
     Baseline base;
@@ -682,18 +719,19 @@ int compare(const Args& args) {
       exit_code = kExitFailed;
     }
     if (ok && seconds > 0) seconds_of[c.name()] = seconds;  // a PARAMS line only for good runs
-    if (ok && c.name() == "counters") small = &c;
-    if (ok && c.name() == "counters_1e7") large = &c;
+    if (ok && c.name() == "counters") counters_1e6 = {&c, *base.prowl};
+    if (ok && c.name() == "counters_1e7") counters_1e7 = {&c, *base.prowl};
     if (base.spin && c.name() == "counters") spin_1e6 = base.spin->seconds;
     if (base.spin && c.name() == "counters_1e7") spin_1e7 = base.spin->seconds;
   }
   print_params(configs, seconds_of);
-  const auto seconds = small && large ? scale_seconds(*small, *large, args)
-                                      : std::optional<std::pair<double, double>>();
-  if (small && large && !seconds) exit_code = kExitFailed;
-  if (seconds) {
+  const bool scaled = counters_1e6.config != nullptr && counters_1e7.config != nullptr;
+  const auto scale_runs = scaled ? scale_seconds(counters_1e6, counters_1e7, args)
+                                 : std::optional<std::pair<double, double>>();
+  if (scaled && !scale_runs) exit_code = kExitFailed;
+  if (scale_runs) {
     // Issue 18's goal; SPIN's own ratio, from its RATIO lines' runs, for scale.
-    const auto [seconds_1e6, seconds_1e7] = *seconds;
+    const auto [seconds_1e6, seconds_1e7] = *scale_runs;
     const double scale = seconds_1e7 / seconds_1e6;
     const std::string spin = spin_1e6 && spin_1e7 && *spin_1e6 > 0
                                  ? fmt::format(" spin_time_ratio={:.2f}", *spin_1e7 / *spin_1e6)
