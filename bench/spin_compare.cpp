@@ -28,11 +28,12 @@
 // prints
 //
 //   MPI model=<name> ranks=N prowl_states_per_s=<x> speedup=<x / prowl's one-thread rate>
-//       one_rank_states_per_s=<y> speedup_vs_one_rank=<x/y> check=ok|MISMATCH   (one line)
+//       one_rank_states_per_s=<y> speedup_vs_one_rank=<x/y>
+//       one_thread_states_per_s=<prowl's one-thread rate> check=ok|MISMATCH   (one line)
 //
 // where y is the same program on one rank (mpirun -np 1: the search over processes with nothing
-// to exchange), and check=ok means the N processes and the one found the one-thread run's states
-// and transitions.
+// to exchange), and check=ok means the N processes, the one and the one-thread runs found the
+// RATIO run's states and transitions. The three are run in turn, --runs rounds, as for THREADS.
 //
 // How the figures are taken:
 //   SPIN states/s     `states, stored` / `pan: elapsed time` (pan's own wall clock; with BFS_PAR
@@ -595,38 +596,56 @@ bool compare_threads(const Config& c, const Args& args, const bench::SpinTools& 
   return ok;
 }
 
-// The MPI line: prowl over --ranks processes, against its one-thread run; false when the run
-// failed or a count disagreed.
+// The MPI line: prowl over --ranks processes and over one (what the exchange costs, beside what
+// the ranks gain), against prowl on one thread, the three run in turn (--runs rounds, the order
+// reversed every other round, the fastest of each kind), as for the THREADS line; false when a
+// run failed or a count disagreed.
 bool compare_mpi(const Config& c, const Args& args, const Baseline& base) {
 #ifdef PROWL_BENCH_MPIRUN
-  const auto m = bench::run_prowl_mpi(PROWL_BENCH_MPIRUN, PROWL_BENCH_BFS, c.name(),
-                                      static_cast<unsigned>(args.ranks), args.runs);
-  if (!m) {
-    fmt::print("MPI model={} ranks={} failed: {}\n", c.name(), args.ranks, m.status().message());
-    return false;
+  const auto ranks = static_cast<unsigned>(args.ranks);
+  const auto model = c.make_model();
+  std::optional<bench::MpiResult> m, one_rank;
+  std::optional<ProwlResult> one;
+  const std::string ranks_what = fmt::format("mpirun -np {}", ranks);
+  const auto run_ranks = [&](std::optional<bench::MpiResult>& best, unsigned n,
+                             const std::string& what) {
+    return keep_fastest(
+        c, best, bench::run_prowl_mpi(PROWL_BENCH_MPIRUN, PROWL_BENCH_BFS, c.name(), n, 1), what);
+  };
+  const auto run_one = [&] {
+    return keep_fastest(c, one, bench::run_prowl_bfs_forked(*model, 1), "prowl, 1 thread");
+  };
+  for (int i = 0; i < args.runs; ++i) {
+    const bool ran = i % 2 == 0 ? run_one() && run_ranks(m, ranks, ranks_what) &&
+                                      run_ranks(one_rank, 1, "mpirun -np 1")
+                                : run_ranks(one_rank, 1, "mpirun -np 1") &&
+                                      run_ranks(m, ranks, ranks_what) && run_one();
+    if (!ran) {
+      fmt::print("MPI model={} ranks={} failed (above)\n", c.name(), args.ranks);
+      return false;
+    }
   }
-  // The same program on one rank: what the exchange costs, beside what the ranks gain.
-  const auto one =
-      bench::run_prowl_mpi(PROWL_BENCH_MPIRUN, PROWL_BENCH_BFS, c.name(), 1, args.runs);
-  if (!one) {
-    fmt::print("MPI model={} ranks=1 failed: {}\n", c.name(), one.status().message());
-    return false;
-  }
-  const bool ok = m->states == base.prowl->states && m->transitions == base.prowl->transitions &&
-                  m->findings == 0 && m->termination == "exhausted" && one->states == m->states &&
-                  one->transitions == m->transitions;
+  const auto exact = [&](const bench::MpiResult& r) {
+    return r.states == base.prowl->states && r.transitions == base.prowl->transitions &&
+           r.findings == 0 && r.termination == "exhausted";
+  };
+  const bool ok = exact(*m) && exact(*one_rank) && same_search(*one, *base.prowl);
   const double rate = static_cast<double>(m->states) / m->seconds;
-  const double one_rate = static_cast<double>(base.prowl->states) / base.prowl->seconds;
-  const double one_rank_rate = static_cast<double>(one->states) / one->seconds;
+  const double one_rate = static_cast<double>(one->states) / one->seconds;
+  const double one_rank_rate = static_cast<double>(one_rank->states) / one_rank->seconds;
   fmt::print(
       "MPI model={} ranks={} prowl_states_per_s={:.0f} speedup={:.3f} "
-      "one_rank_states_per_s={:.0f} speedup_vs_one_rank={:.3f} check={}\n",
-      c.name(), m->ranks, rate, rate / one_rate, one_rank_rate, rate / one_rank_rate,
+      "one_rank_states_per_s={:.0f} speedup_vs_one_rank={:.3f} one_thread_states_per_s={:.0f} "
+      "check={}\n",
+      c.name(), m->ranks, rate, rate / one_rate, one_rank_rate, rate / one_rank_rate, one_rate,
       ok ? "ok" : "MISMATCH");
   if (!ok) {
-    fmt::print("  counts: {} processes {} states {} transitions ({}), one thread {} / {}\n",
-               m->ranks, m->states, m->transitions, m->termination, base.prowl->states,
-               base.prowl->transitions);
+    fmt::print(
+        "  counts: {} processes {} states {} transitions ({}), one process {} / {} ({}), one "
+        "thread {} / {}, the RATIO run {} / {}\n",
+        m->ranks, m->states, m->transitions, m->termination, one_rank->states,
+        one_rank->transitions, one_rank->termination, one->states, one->transitions,
+        base.prowl->states, base.prowl->transitions);
   }
   std::fflush(stdout);
   return ok;
