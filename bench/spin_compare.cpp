@@ -2,7 +2,9 @@
 // side, in one invocation. For each model it runs SPIN breadth-first exactly as the project's
 // reference prescribes (spin -a, gcc -O2 -DSAFETY -DBFS, ./pan -m -w; spin_runner.hpp), runs
 // prowl's Bfs on the prowl version of the model (models/models.hpp; prowl_runner.hpp), checks that
-// both found the same states and transitions, and prints prowl's rate and memory beside SPIN's:
+// both found the same states and transitions, and prints prowl's rate and memory beside SPIN's
+// (the two run in turn, --runs rounds, the order reversed every other round, the fastest of
+// each counting):
 //
 //   RATIO model=<name> mode=bfs prowl_states_per_s=<x> spin_states_per_s=<y> ratio=<x/y>
 //         prowl_bytes_per_state=<b> spin_bytes_per_state=<c>            (one line)
@@ -22,7 +24,7 @@
 // against each other are made in turn (pan -DBFS, pan -DBFS_PAR, prowl on one thread, prowl on N;
 // the next round in the reverse order; --runs rounds in all), the fastest of each kind counting:
 // the shared host's speed moves by more than the goals' margins over minutes, and runs made in
-// turn meet the same host (the RATIO line's runs come before, in blocks). Where
+// turn meet the same host. Where
 // prowl was built with MPI (and unless --no-mpi) it then runs the search over --ranks processes of
 // this machine, as a user does (mpirun -np N bench_bfs --model M --mpi; mpi_runner.hpp), and
 // prints
@@ -348,17 +350,6 @@ bool keep_fastest(const Config& c, std::optional<R>& best, prowl::Result<R> r,
   return true;
 }
 
-// The run with the shortest time of `runs` runs of `once`; empty (after saying why) when one
-// failed.
-template <class R, class F>
-std::optional<R> fastest(const Config& c, int runs, F once, const std::string& what) {
-  std::optional<R> best;
-  for (int i = 0; i < runs; ++i) {
-    if (!keep_fastest(c, best, once(), what)) return std::nullopt;
-  }
-  return best;
-}
-
 // pan prints counts with %.8g: `value` as pan would print it.
 std::string as_pan_prints(std::uint64_t value) {
   return fmt::format("{:.8g}", static_cast<double>(value));
@@ -427,38 +418,6 @@ bool check_counts(const Config& c, const ProwlResult& p, const std::string& spin
   return ok;
 }
 
-// SPIN's pan -DBFS built (in *dir) and run --runs times, the fastest run, its SPIN line printed.
-// Empty, after saying why, on failure.
-std::optional<SpinResult> run_spin(const Config& c, const Args& args, const bench::SpinTools& tools,
-                                   std::optional<fs::path>& dir) {
-  std::fprintf(stderr, "[%s] spin %s, gcc, pan ...\n", c.name().c_str(), c.pan.pml.c_str());
-  auto built = bench::build_pan(c.pan, tools);
-  if (!built) {
-    std::fprintf(stderr, "spin_compare: [%s] pan -DBFS: %s\n", c.name().c_str(),
-                 built.status().message().c_str());
-    return std::nullopt;
-  }
-  dir = *built;
-  auto r = fastest<SpinResult>(
-      c, args.runs, [&] { return bench::run_pan(c.pan, *dir); }, "pan -DBFS");
-  if (!r) return std::nullopt;
-  print_spin(c, *r, 0);
-  std::fflush(stdout);
-  return r;
-}
-
-// prowl's Bfs on one thread, each run forked (prowl_runner.hpp), --runs times, the fastest run,
-// its PROWL line printed. Empty, after saying why, on failure.
-std::optional<ProwlResult> run_prowl(const Config& c, const Args& args) {
-  std::fprintf(stderr, "[%s] prowl bfs, 1 thread ...\n", c.name().c_str());
-  const auto model = c.make_model();
-  auto p = fastest<ProwlResult>(
-      c, args.runs, [&] { return bench::run_prowl_bfs_forked(*model, 1); }, "prowl, 1 thread");
-  if (!p) return std::nullopt;
-  print_prowl(c, *p);
-  return p;
-}
-
 // What a configuration's one-thread runs measured (the RATIO line's figures). The lines that scale
 // a run out check their counts against these; THREADS and SCALE set their times against
 // one-thread runs of their own, made in turn with theirs (the MPI line against these).
@@ -468,21 +427,47 @@ struct Baseline {
   std::optional<fs::path> pan_dir;   // where that pan was built
 };
 
-// SPIN then prowl, one thread, on one configuration; false when anything failed or disagreed.
-// `base` gets both results.
+// SPIN's pan -DBFS and prowl on one thread on one configuration, in turn (--runs rounds, the
+// order reversed every other round, the fastest of each), their SPIN and PROWL lines, then the
+// RATIO and COUNTS lines; false when anything failed or disagreed. `base` gets both results.
 bool compare_one(const Config& c, const Args& args, const bench::SpinTools& tools, Baseline& base) {
-  bool ok = true;
   if (!args.prowl_only) {
-    base.spin = run_spin(c, args, tools, base.pan_dir);
-    if (!base.spin) return false;
+    std::fprintf(stderr, "[%s] spin %s, gcc, pan ...\n", c.name().c_str(), c.pan.pml.c_str());
+    auto built = bench::build_pan(c.pan, tools);
+    if (!built) {
+      std::fprintf(stderr, "spin_compare: [%s] pan -DBFS: %s\n", c.name().c_str(),
+                   built.status().message().c_str());
+      return false;
+    }
+    base.pan_dir = *built;
+  }
+  std::fprintf(stderr, "[%s] prowl bfs, 1 thread%s ...\n", c.name().c_str(),
+               base.pan_dir ? ", in turn with pan" : "");
+  const auto model = c.make_model();
+  const auto run_spin = [&] {
+    return !base.pan_dir ||
+           keep_fastest(c, base.spin, bench::run_pan(c.pan, *base.pan_dir), "pan -DBFS");
+  };
+  const auto run_prowl = [&] {
+    return keep_fastest(c, base.prowl, bench::run_prowl_bfs_forked(*model, 1), "prowl, 1 thread");
+  };
+  for (int i = 0; i < args.runs; ++i) {
+    const bool ran = i % 2 == 0 ? run_spin() && run_prowl() : run_prowl() && run_spin();
+    if (!ran) {
+      base = {};  // nothing is set against a configuration whose runs failed
+      return false;
+    }
+  }
+  bool ok = true;
+  if (base.spin) {
+    print_spin(c, *base.spin, 0);
     if (base.spin->atomic_steps != 0) {
       fmt::print("  pan reports atomic steps: the +1 transition offset does not apply\n");
       ok = false;
     }
   }
-  base.prowl = run_prowl(c, args);
-  if (!base.prowl) return false;
   const ProwlResult& p = *base.prowl;
+  print_prowl(c, p);
   if (base.spin) {
     print_ratio(c, p, *base.spin);
     ok = check_counts(c, p, base.spin->states_text, base.spin->transitions_text, "pan") && ok;
