@@ -19,9 +19,9 @@ struct MpiResult {
   std::string termination;
 };
 
-// The fastest of `runs` runs of model `model` (a bench_bfs --model name) on `ranks` processes of
-// this machine (oversubscribed beyond its cores). `mpirun` and `bench_bfs` are paths.
+// One run of model `model` (a bench_bfs --model name) on `ranks` processes of this machine
+// (oversubscribed beyond its cores). `mpirun` and `bench_bfs` are paths.
 prowl::Result<MpiResult> run_prowl_mpi(const std::string& mpirun, const std::string& bench_bfs,
-                                       const std::string& model, unsigned ranks, int runs);
+                                       const std::string& model, unsigned ranks);
 
 }  // namespace bench

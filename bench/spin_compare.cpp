@@ -24,8 +24,8 @@
 // against each other are made in turn (pan -DBFS, pan -DBFS_PAR, prowl on one thread, prowl on N;
 // the next round in the reverse order; --runs rounds in all), the fastest of each kind counting:
 // the shared host's speed moves by more than the goals' margins over minutes, and runs made in
-// turn meet the same host. Where
-// prowl was built with MPI (and unless --no-mpi) it then runs the search over --ranks processes of
+// turn meet the same host. Where prowl was built with MPI (and unless --no-mpi) it then runs the
+// search over --ranks processes of
 // this machine, as a user does (mpirun -np N bench_bfs --model M --mpi; mpi_runner.hpp), and
 // prints
 //
@@ -238,8 +238,8 @@ void print_usage(std::FILE* to) {
       "                parameters, philo hand-written in the order of its parameterised\n"
       "                actions, and the hand-written counters and philo they are timed against)\n"
       "  --prowl-only  skip SPIN; check the counts against SPIN's figures in bench/README.md\n"
-      "  --runs N      run each kind of run N times (THREADS, SCALE: N rounds in turn) and keep\n"
-      "                the fastest of each (default 1)\n"
+      "  --runs N      N rounds, the runs each line compares made in turn, and keep the fastest\n"
+      "                of each kind (default 1)\n"
       "  --threads N   the THREADS line: prowl with N threads, SPIN's -DBFS_PAR pan with -uN\n"
       "                (default 2)\n"
       "  --no-threads  no THREADS line\n"
@@ -419,17 +419,18 @@ bool check_counts(const Config& c, const ProwlResult& p, const std::string& spin
 }
 
 // What a configuration's one-thread runs measured (the RATIO line's figures). The lines that scale
-// a run out check their counts against these; THREADS and SCALE set their times against
-// one-thread runs of their own, made in turn with theirs (the MPI line against these).
+// a run out (THREADS, MPI, SCALE) check their counts against these, and set their times against
+// one-thread runs of their own, made in turn with theirs.
 struct Baseline {
-  std::optional<ProwlResult> prowl;  // one thread; empty when the run failed
+  std::optional<ProwlResult> prowl;  // one thread; empty when any of compare_one's runs failed
   std::optional<SpinResult> spin;    // pan -DBFS; empty with --prowl-only or when it failed
   std::optional<fs::path> pan_dir;   // where that pan was built
 };
 
 // SPIN's pan -DBFS and prowl on one thread on one configuration, in turn (--runs rounds, the
 // order reversed every other round, the fastest of each), their SPIN and PROWL lines, then the
-// RATIO and COUNTS lines; false when anything failed or disagreed. `base` gets both results.
+// RATIO and COUNTS lines; false when anything failed or disagreed. `base` gets both results, or
+// is cleared when a run failed.
 bool compare_one(const Config& c, const Args& args, const bench::SpinTools& tools, Baseline& base) {
   if (!args.prowl_only) {
     std::fprintf(stderr, "[%s] spin %s, gcc, pan ...\n", c.name().c_str(), c.pan.pml.c_str());
@@ -543,16 +544,20 @@ bool compare_threads(const Config& c, const Args& args, const bench::SpinTools& 
     }
     par_dir = *built;
   }
-  std::fprintf(stderr, "[%s] prowl bfs, 1 and %u threads, in turn with pan ...\n", c.name().c_str(),
-               threads);
+  std::fprintf(stderr, "[%s] prowl bfs, 1 and %u threads, in turn%s ...\n", c.name().c_str(),
+               threads, par_dir ? " with pan" : "");
   const auto model = c.make_model();
   const std::string many_what = fmt::format("prowl, {} threads", threads);
   std::optional<SpinResult> seq, par;
   std::optional<ProwlResult> one, many;
-  const auto spin_runs = [&] {
-    return !par_dir ||
-           (keep_fastest(c, seq, bench::run_pan(c.pan, *base.pan_dir), "pan -DBFS") &&
-            keep_fastest(c, par, bench::run_pan_par(c.pan, *par_dir, cores), "pan -DBFS_PAR"));
+  const auto spin_runs = [&](bool seq_first) {
+    const auto run_seq = [&] {
+      return keep_fastest(c, seq, bench::run_pan(c.pan, *base.pan_dir), "pan -DBFS");
+    };
+    const auto run_par = [&] {
+      return keep_fastest(c, par, bench::run_pan_par(c.pan, *par_dir, cores), "pan -DBFS_PAR");
+    };
+    return !par_dir || (seq_first ? run_seq() && run_par() : run_par() && run_seq());
   };
   const auto prowl_runs = [&](bool one_first) {
     const auto run_one = [&] {
@@ -564,7 +569,8 @@ bool compare_threads(const Config& c, const Args& args, const bench::SpinTools& 
     return one_first ? run_one() && run_many() : run_many() && run_one();
   };
   for (int i = 0; i < args.runs; ++i) {
-    const bool ok = i % 2 == 0 ? spin_runs() && prowl_runs(true) : prowl_runs(false) && spin_runs();
+    const bool ok =
+        i % 2 == 0 ? spin_runs(true) && prowl_runs(true) : prowl_runs(false) && spin_runs(false);
     if (!ok) return false;
   }
   if (par) print_spin(c, *par, cores);
@@ -592,21 +598,27 @@ bool compare_mpi(const Config& c, const Args& args, const Baseline& base) {
   std::optional<bench::MpiResult> m, one_rank;
   std::optional<ProwlResult> one;
   const std::string ranks_what = fmt::format("mpirun -np {}", ranks);
+  std::string failed;  // the run that failed, for the MPI line
   const auto run_ranks = [&](std::optional<bench::MpiResult>& best, unsigned n,
                              const std::string& what) {
+    failed = what;
     return keep_fastest(
-        c, best, bench::run_prowl_mpi(PROWL_BENCH_MPIRUN, PROWL_BENCH_BFS, c.name(), n, 1), what);
+        c, best, bench::run_prowl_mpi(PROWL_BENCH_MPIRUN, PROWL_BENCH_BFS, c.name(), n), what);
   };
   const auto run_one = [&] {
-    return keep_fastest(c, one, bench::run_prowl_bfs_forked(*model, 1), "prowl, 1 thread");
+    failed = "prowl, 1 thread";
+    return keep_fastest(c, one, bench::run_prowl_bfs_forked(*model, 1), failed);
   };
+  std::fprintf(stderr, "[%s] prowl bfs, 1 thread, %s and mpirun -np 1, in turn ...\n",
+               c.name().c_str(), ranks_what.c_str());
   for (int i = 0; i < args.runs; ++i) {
     const bool ran = i % 2 == 0 ? run_one() && run_ranks(m, ranks, ranks_what) &&
                                       run_ranks(one_rank, 1, "mpirun -np 1")
                                 : run_ranks(one_rank, 1, "mpirun -np 1") &&
                                       run_ranks(m, ranks, ranks_what) && run_one();
     if (!ran) {
-      fmt::print("MPI model={} ranks={} failed (above)\n", c.name(), args.ranks);
+      fmt::print("MPI model={} ranks={} failed: {} (the reason on standard error)\n", c.name(),
+                 args.ranks, failed);
       return false;
     }
   }
@@ -665,20 +677,23 @@ struct Checked {
 };
 
 // The SCALE line's own runs: prowl on one thread on counters at 1e6 and at 1e7 states, in turn
-// (--runs rounds, the fastest of each), so that the host's drift falls on both, as for the
-// THREADS line; each must find its RATIO run's states and transitions. Their seconds, or empty
-// after saying why.
+// (--runs rounds, the order reversed every other round, the fastest of each), so that the host's
+// drift falls on both, as for the THREADS line; each must find its RATIO run's states and
+// transitions. Their seconds, or empty after saying why.
 std::optional<std::pair<double, double>> scale_seconds(const Checked& at_1e6, const Checked& at_1e7,
                                                        const Args& args) {
   std::fprintf(stderr, "[counters] prowl bfs at 1e6 and 1e7 states, in turn ...\n");
   const auto m6 = at_1e6.config->make_model();
   const auto m7 = at_1e7.config->make_model();
   std::optional<ProwlResult> a, b;
+  const auto run_1e6 = [&] {
+    return keep_fastest(*at_1e6.config, a, bench::run_prowl_bfs_forked(*m6, 1), "prowl, 1 thread");
+  };
+  const auto run_1e7 = [&] {
+    return keep_fastest(*at_1e7.config, b, bench::run_prowl_bfs_forked(*m7, 1), "prowl, 1 thread");
+  };
   for (int i = 0; i < args.runs; ++i) {
-    if (!keep_fastest(*at_1e6.config, a, bench::run_prowl_bfs_forked(*m6, 1), "prowl, 1 thread") ||
-        !keep_fastest(*at_1e7.config, b, bench::run_prowl_bfs_forked(*m7, 1), "prowl, 1 thread")) {
-      return std::nullopt;
-    }
+    if (!(i % 2 == 0 ? run_1e6() && run_1e7() : run_1e7() && run_1e6())) return std::nullopt;
   }
   if (!same_search(*a, at_1e6.ratio_run) || !same_search(*b, at_1e7.ratio_run)) {
     fmt::print(
