@@ -350,6 +350,23 @@ bool keep_fastest(const Config& c, std::optional<R>& best, prowl::Result<R> r,
   return true;
 }
 
+// --runs rounds of one run of each kind, in the order given and, every other round, in the
+// reverse order, so that runs compared with each other meet the same host and no kind always
+// follows another; false at the first run that failed (each says why).
+bool in_turn(int runs, const std::vector<std::function<bool()>>& kinds) {
+  for (int i = 0; i < runs; ++i) {
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
+      if (!kinds[i % 2 == 0 ? k : kinds.size() - 1 - k]()) return false;
+    }
+  }
+  return true;
+}
+
+// prowl on one thread, one run of `model` kept in `best` if it is the fastest.
+bool one_thread(const Config& c, std::optional<ProwlResult>& best, const prowl::Model& model) {
+  return keep_fastest(c, best, bench::run_prowl_bfs_forked(model, 1), "prowl, 1 thread");
+}
+
 // pan prints counts with %.8g: `value` as pan would print it.
 std::string as_pan_prints(std::uint64_t value) {
   return fmt::format("{:.8g}", static_cast<double>(value));
@@ -445,19 +462,16 @@ bool compare_one(const Config& c, const Args& args, const bench::SpinTools& tool
   std::fprintf(stderr, "[%s] prowl bfs, 1 thread%s ...\n", c.name().c_str(),
                base.pan_dir ? ", in turn with pan" : "");
   const auto model = c.make_model();
-  const auto run_spin = [&] {
-    return !base.pan_dir ||
-           keep_fastest(c, base.spin, bench::run_pan(c.pan, *base.pan_dir), "pan -DBFS");
-  };
-  const auto run_prowl = [&] {
-    return keep_fastest(c, base.prowl, bench::run_prowl_bfs_forked(*model, 1), "prowl, 1 thread");
-  };
-  for (int i = 0; i < args.runs; ++i) {
-    const bool ran = i % 2 == 0 ? run_spin() && run_prowl() : run_prowl() && run_spin();
-    if (!ran) {
-      base = {};  // nothing is set against a configuration whose runs failed
-      return false;
-    }
+  std::vector<std::function<bool()>> kinds;
+  if (base.pan_dir) {
+    kinds.push_back([&] {
+      return keep_fastest(c, base.spin, bench::run_pan(c.pan, *base.pan_dir), "pan -DBFS");
+    });
+  }
+  kinds.push_back([&] { return one_thread(c, base.prowl, *model); });
+  if (!in_turn(args.runs, kinds)) {
+    base = {};  // nothing is set against a configuration whose runs failed
+    return false;
   }
   bool ok = true;
   if (base.spin) {
@@ -550,29 +564,19 @@ bool compare_threads(const Config& c, const Args& args, const bench::SpinTools& 
   const std::string many_what = fmt::format("prowl, {} threads", threads);
   std::optional<SpinResult> seq, par;
   std::optional<ProwlResult> one, many;
-  const auto spin_runs = [&](bool seq_first) {
-    const auto run_seq = [&] {
-      return keep_fastest(c, seq, bench::run_pan(c.pan, *base.pan_dir), "pan -DBFS");
-    };
-    const auto run_par = [&] {
+  std::vector<std::function<bool()>> kinds;
+  if (par_dir) {
+    kinds.push_back(
+        [&] { return keep_fastest(c, seq, bench::run_pan(c.pan, *base.pan_dir), "pan -DBFS"); });
+    kinds.push_back([&] {
       return keep_fastest(c, par, bench::run_pan_par(c.pan, *par_dir, cores), "pan -DBFS_PAR");
-    };
-    return !par_dir || (seq_first ? run_seq() && run_par() : run_par() && run_seq());
-  };
-  const auto prowl_runs = [&](bool one_first) {
-    const auto run_one = [&] {
-      return keep_fastest(c, one, bench::run_prowl_bfs_forked(*model, 1), "prowl, 1 thread");
-    };
-    const auto run_many = [&] {
-      return keep_fastest(c, many, bench::run_prowl_bfs_forked(*model, threads), many_what);
-    };
-    return one_first ? run_one() && run_many() : run_many() && run_one();
-  };
-  for (int i = 0; i < args.runs; ++i) {
-    const bool ok =
-        i % 2 == 0 ? spin_runs(true) && prowl_runs(true) : prowl_runs(false) && spin_runs(false);
-    if (!ok) return false;
+    });
   }
+  kinds.push_back([&] { return one_thread(c, one, *model); });
+  kinds.push_back([&] {
+    return keep_fastest(c, many, bench::run_prowl_bfs_forked(*model, threads), many_what);
+  });
+  if (!in_turn(args.runs, kinds)) return false;
   if (par) print_spin(c, *par, cores);
   print_prowl(c, *many);
   bool ok = same_search(*many, *base.prowl) && same_search(*one, *base.prowl);
@@ -605,22 +609,18 @@ bool compare_mpi(const Config& c, const Args& args, const Baseline& base) {
     return keep_fastest(
         c, best, bench::run_prowl_mpi(PROWL_BENCH_MPIRUN, PROWL_BENCH_BFS, c.name(), n), what);
   };
-  const auto run_one = [&] {
-    failed = "prowl, 1 thread";
-    return keep_fastest(c, one, bench::run_prowl_bfs_forked(*model, 1), failed);
-  };
   std::fprintf(stderr, "[%s] prowl bfs, 1 thread, %s and mpirun -np 1, in turn ...\n",
                c.name().c_str(), ranks_what.c_str());
-  for (int i = 0; i < args.runs; ++i) {
-    const bool ran = i % 2 == 0 ? run_one() && run_ranks(m, ranks, ranks_what) &&
-                                      run_ranks(one_rank, 1, "mpirun -np 1")
-                                : run_ranks(one_rank, 1, "mpirun -np 1") &&
-                                      run_ranks(m, ranks, ranks_what) && run_one();
-    if (!ran) {
-      fmt::print("MPI model={} ranks={} failed: {} (the reason on standard error)\n", c.name(),
-                 args.ranks, failed);
-      return false;
-    }
+  const bool ran = in_turn(args.runs, {[&] {
+                                         failed = "prowl, 1 thread";
+                                         return one_thread(c, one, *model);
+                                       },
+                                       [&] { return run_ranks(m, ranks, ranks_what); },
+                                       [&] { return run_ranks(one_rank, 1, "mpirun -np 1"); }});
+  if (!ran) {
+    fmt::print("MPI model={} ranks={} failed: {} (the reason on standard error)\n", c.name(),
+               args.ranks, failed);
+    return false;
   }
   const auto exact = [&](const bench::MpiResult& r) {
     return r.states == base.prowl->states && r.transitions == base.prowl->transitions &&
@@ -686,14 +686,9 @@ std::optional<std::pair<double, double>> scale_seconds(const Checked& at_1e6, co
   const auto m6 = at_1e6.config->make_model();
   const auto m7 = at_1e7.config->make_model();
   std::optional<ProwlResult> a, b;
-  const auto run_1e6 = [&] {
-    return keep_fastest(*at_1e6.config, a, bench::run_prowl_bfs_forked(*m6, 1), "prowl, 1 thread");
-  };
-  const auto run_1e7 = [&] {
-    return keep_fastest(*at_1e7.config, b, bench::run_prowl_bfs_forked(*m7, 1), "prowl, 1 thread");
-  };
-  for (int i = 0; i < args.runs; ++i) {
-    if (!(i % 2 == 0 ? run_1e6() && run_1e7() : run_1e7() && run_1e6())) return std::nullopt;
+  if (!in_turn(args.runs, {[&] { return one_thread(*at_1e6.config, a, *m6); },
+                           [&] { return one_thread(*at_1e7.config, b, *m7); }})) {
+    return std::nullopt;
   }
   if (!same_search(*a, at_1e6.ratio_run) || !same_search(*b, at_1e7.ratio_run)) {
     fmt::print(
