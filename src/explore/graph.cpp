@@ -218,8 +218,11 @@ void Graph::unlayer() {
 
 void Graph::new_table() {
   // Room for every state the graph holds (appended ones included) at most three quarters full.
+  // Doubling, not growing by half, enters each state again about once instead of twice in all:
+  // 6-9 % less time for about 1 byte per state more (bench/README.md, "The fingerprint table
+  // doubles").
   std::size_t size = table_size_;
-  while (fps_.size() * 4 >= size * 3) size += size / 2;
+  while (fps_.size() * 4 >= size * 3) size *= 2;
   size = (size + 511) & ~std::size_t{511};  // whole pages of slots
   slots_ = {};                              // freed before the new table is touched
   slots_ = detail::HugeArray<std::uint32_t>(size);

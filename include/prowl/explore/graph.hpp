@@ -107,7 +107,7 @@ class Graph final : public StateTree {
   std::size_t memory_bytes() const;
 
  private:
-  // The table grows by half when three quarters full (so it is 50 %-75 % full): it is rebuilt
+  // The table doubles when three quarters full (so it is 37.5 %-75 % full): it is rebuilt
   // from the stored fingerprints of the states in it (ids below `in_table`) after the old one is
   // freed, so growing never holds both.
   void grow(std::size_t in_table);
