@@ -9,6 +9,7 @@
 namespace prowl {
 
 namespace {
+// One 4 KiB page of slots: the table doubles from it (new_table()), so it is always whole pages.
 constexpr std::size_t kInitialSlots = 1024;
 }  // namespace
 
@@ -223,8 +224,7 @@ void Graph::new_table() {
   // doubles").
   std::size_t size = table_size_;
   while (fps_.size() * 4 >= size * 3) size *= 2;
-  size = (size + 511) & ~std::size_t{511};  // whole pages of slots
-  slots_ = {};                              // freed before the new table is touched
+  slots_ = {};  // freed before the new table is touched
   slots_ = detail::HugeArray<std::uint32_t>(size);
   table_size_ = size;
   size_ids(size);
