@@ -29,22 +29,6 @@ void Graph::size_ids(std::size_t table_size) {
   id_mask_ = id_bits_ == 32 ? 0xffffffffu : (std::uint32_t{1} << id_bits_) - 1;
 }
 
-std::size_t Graph::slot_of(const Fingerprint& fp) const {
-  const std::uint32_t tag = tag_of(fp);
-  std::size_t i = home(fp);
-  for (;;) {
-    const std::uint32_t slot = slots_[i];
-    if (slot == 0) return i;
-    if ((slot & ~id_mask_) == tag && fps_[(slot & id_mask_) - 1] == fp) return i;
-    i = next_slot(i);
-  }
-}
-
-StateId Graph::find(const Fingerprint& fp) const {
-  const std::uint32_t slot = slots_[slot_of(fp)];
-  return slot == 0 ? kNoState : static_cast<StateId>((slot & id_mask_) - 1);
-}
-
 std::pair<StateId, bool> Graph::add(const Fingerprint& fp, StateId parent, ActionId action) {
   const std::size_t i = slot_of(fp);
   const std::uint32_t slot = slots_[i];

@@ -180,8 +180,10 @@ struct Explorer::Impl::RankSearch {
   void error(StateId s, ActionId a, std::uint64_t mask, const unsigned char* src,
              std::vector<Ranks::Buffer>& buffers);
   // Step (s, a) reached `state` (its bytes), whose fingerprint is fp: to its owner.
-  void send(const Fingerprint& fp, StateId s, ActionId a, std::uint64_t mask,
-            const unsigned char* state, std::vector<Ranks::Buffer>& buffers);
+  // fp by value, in registers: by reference, the hash's two 8-byte halves were stored and then
+  // read as one 16-byte load, which waits for the stores (bench/README.md, "MPI").
+  void send(Fingerprint fp, StateId s, ActionId a, std::uint64_t mask, const unsigned char* state,
+            std::vector<Ranks::Buffer>& buffers);
   Header local_header(detail::Clock::time_point start);
   // Rank 0's progress line, from every rank's header of the last exchange, when it is due.
   void show_progress(detail::Clock::time_point start);
@@ -210,7 +212,11 @@ struct Explorer::Impl::RankSearch {
     }
   }
   // Queues an arrival, and lets the batch arrive once full; flush() lets it arrive now.
-  void queue(const Arrival& arrival);
+  // Writes the arrival's fields in the batch one by one (fp by value, as send()): an Arrival built
+  // first and copied was read back in 16-byte loads across its narrower fields' stores, each a
+  // stall.
+  void queue(Fingerprint fp, unsigned from, StateId source, ActionId action, std::uint64_t mask,
+             const unsigned char* bytes);
   void flush();
   // Step (s, a) of rank `from` reached fp, a state this rank owns: a known one's findings, or a
   // new state (its bytes `bytes`) entered in the graph and the next level, and checked.

@@ -212,15 +212,15 @@ void Explorer::Impl::RankSearch::expand(StateId first, StateId end,
   flush();
 }
 
-void Explorer::Impl::RankSearch::send(const Fingerprint& fp, StateId s, ActionId a,
-                                      std::uint64_t mask, const unsigned char* state,
+void Explorer::Impl::RankSearch::send(Fingerprint fp, StateId s, ActionId a, std::uint64_t mask,
+                                      const unsigned char* state,
                                       std::vector<Ranks::Buffer>& buffers) {
   graph.count_transitions(1);
   const unsigned to = owner(fp);
   if (to == me) {  // this rank's own: known, or new and added now
     unsigned char* bytes = own_bytes.data() + batch.size() * size;
     detail::copy_state(bytes, state, size);
-    queue({fp, me, s, a, mask, bytes});
+    queue(fp, me, s, a, mask, bytes);
     return;
   }
   Ranks::Buffer& b = buffers[to];
@@ -295,14 +295,22 @@ Status Explorer::Impl::RankSearch::finish(Clock::time_point start) {
 
 void Explorer::Impl::RankSearch::take() {
   each_record([&](unsigned from, const Record& r) {
-    queue({r.fp, from, r.source, r.action, r.mask, r.bytes});
+    queue(r.fp, from, r.source, r.action, r.mask, r.bytes);
   });
   flush();
 }
 
-void Explorer::Impl::RankSearch::queue(const Arrival& arrival) {
-  graph.prefetch(arrival.fp);
-  batch.push_back(arrival);
+void Explorer::Impl::RankSearch::queue(Fingerprint fp, unsigned from, StateId source,
+                                       ActionId action, std::uint64_t mask,
+                                       const unsigned char* bytes) {
+  graph.prefetch(fp);
+  Arrival& a = batch.emplace_back();
+  a.fp = fp;
+  a.from = from;
+  a.source = source;
+  a.action = action;
+  a.mask = mask;
+  a.bytes = bytes;
   if (batch.size() == kBatch) flush();
 }
 
