@@ -152,7 +152,8 @@ struct Explorer::Impl::RankSearch {
   // A round's states: 4,096, fewer for states of many bytes or actions. Each rank's own; the
   // ranks agree on the number of rounds of a level (search()). Up to 16,384 on large graphs
   // (fewer exchanges) was slower (bench/README.md, "MPI"): a round's records to the other rank
-  // were then about 3 MB on counters 1e7, more than a core's 2 MB L2 cache.
+  // were then about 3 MB on counters 1e7, more than a core's 2 MB L2 cache. Fewer (2,048 or
+  // 1,024) were no faster ("The search over processes: handing a successor on").
   std::size_t round_states() const {
     const std::size_t record = kRecordHead + sizeof(std::uint64_t) + size;
     const std::size_t fits =
@@ -181,7 +182,8 @@ struct Explorer::Impl::RankSearch {
              std::vector<Ranks::Buffer>& buffers);
   // Step (s, a) reached `state` (its bytes), whose fingerprint is fp: to its owner.
   // fp by value, in registers: by reference, the hash's two 8-byte halves were stored and then
-  // read as one 16-byte load, which waits for the stores (bench/README.md, "MPI").
+  // read as one 16-byte load, which waits for the stores (bench/README.md, "The search over
+  // processes: handing a successor on").
   void send(Fingerprint fp, StateId s, ActionId a, std::uint64_t mask, const unsigned char* state,
             std::vector<Ranks::Buffer>& buffers);
   Header local_header(detail::Clock::time_point start);
